@@ -1,0 +1,5 @@
+import sys
+
+from strongsolve.cli import main
+
+sys.exit(main())

@@ -1,0 +1,44 @@
+"""The ``strongsolve`` console script.
+
+Each command family lives in its own module under ``strongsolve.commands`` and exposes
+``register(subparsers)``; heavy imports (numba kernels) happen inside the handlers so ``--help`` is fast.
+"""
+
+import argparse
+import importlib
+import sys
+
+# module name under strongsolve.commands, in the order shown by --help
+COMMAND_MODULES = ["g2048", "inspect", "shutbox", "ludo", "truco"]
+
+
+class UserError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="strongsolve", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"strongsolve.commands.{name}")
+        except ModuleNotFoundError as err:
+            if err.name == f"strongsolve.commands.{name}":
+                continue  # command family not built yet
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args) or 0
+    except (UserError, ValueError, FileNotFoundError) as err:
+        print(f"strongsolve: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

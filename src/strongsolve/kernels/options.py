@@ -7,7 +7,7 @@ reproducibility of values across machines, core counts and chunk sizes (issue 4,
 
 import numba
 
-JIT = dict(nopython=True, nogil=True, cache=True, fastmath=False, boundscheck=False)
+JIT = dict(nogil=True, cache=True, fastmath=False, boundscheck=False)
 JIT_PARALLEL = dict(JIT, parallel=True)
 
 

@@ -1,0 +1,19 @@
+# strongsolve: `snakemake --cores all` solves the games of config.yaml (see README.md).
+# A preset replaces parts of config.yaml:  snakemake --cores all --configfile workflow/presets/2048_2x3.yaml
+# Forward-only 4x3 to age 200:             snakemake --cores all --configfile workflow/presets/2048_4x3.yaml --config max_age=200
+
+configfile: "config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/g2048.smk"
+
+
+DEFAULT_TARGETS = {"g2048": G2048_TARGETS}
+DEFAULT_TARGETS = [t for g in config["games"] for t in DEFAULT_TARGETS[g]]
+
+
+rule all:
+    default_target: True
+    input:
+        DEFAULT_TARGETS,

@@ -1,0 +1,151 @@
+"""Backward pass by decreasing age: the value of every afterstate (issue 2, item 4).
+
+The value of an afterstate of age n is the expectation over spawns of the value of the resulting
+state (age n + 2 or n + 4); a state's value is the best, over legal moves, of the reward plus the
+value of the resulting afterstate (same age), 0 when terminal. So age n needs the afterstate values
+of ages n + 2 and n + 4 only: a sliding window of three afterstate layers (n, n + 2, n + 4). The
+Bellman backup is the shared kernel (:func:`strongsolve.kernels.bellman.backup`); this module only
+builds the 2048 expansion (:func:`expand.expand_afterstates`) chunk by chunk.
+
+Values are float64: expected future merge score in points (score objective), or the probability of
+reaching the target tile (reach-a-tile objective).
+"""
+
+import sys
+import time
+
+import numpy as np
+
+from ...kernels.bellman import backup
+from ...store.atomic import write_json_atomic
+from ...store.layers import checksum, remove_stale_temporaries, write_layer
+from .board import TileOverflowError
+from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
+
+DEFAULT_CHUNK = 1 << 16  # afterstates per backup call: bounds the CSR expansion to ~100 MB
+
+
+def _raise_for(error, what):
+    if error == OVERFLOW:
+        raise TileOverflowError(f"{what}: a move would make a tile above 32768")
+    if error == MISSING_SUCCESSOR:
+        raise RuntimeError(f"{what}: a successor afterstate is missing from the forward layers; the "
+                           "layers are inconsistent (rebuild the run's afterstates/ directory)")
+    assert error == OK
+
+
+def afterstate_values(ids, tables, p2, target_exp, next2, values2, next4, values4,
+                      chunk=DEFAULT_CHUNK):
+    """Bellman backup of one afterstate layer.
+
+    Parameters
+    ----------
+    ids : uint64[A]
+        Sorted canonical afterstates of age n.
+    tables : board.Tables
+    p2 : float
+        Probability of a 2-spawn.
+    target_exp : int
+        0 (score) or the exponent of the target tile (reach-a-tile).
+    next2, values2 : uint64[A2], float64[A2]
+        Afterstate layer and values of age n + 2.
+    next4, values4 : uint64[A4], float64[A4]
+        Afterstate layer and values of age n + 4.
+    chunk : int
+        Afterstates per backup call (memory bound).
+
+    Returns
+    -------
+    float64[A]
+    """
+    rows, cols, line_result, line_reward, sym = tables.kernel_args()
+    next_value = np.concatenate([values2, values4, np.zeros(1)])
+    out = np.empty(ids.size, np.float64)
+    for lo in range(0, ids.size, chunk):
+        *expansion, error = expand_afterstates(ids[lo:lo + chunk], p2, rows, cols, line_result,
+                                               line_reward, sym, target_exp, next2, next4)
+        _raise_for(error, f"afterstates {lo}..{lo + chunk}")
+        out[lo:lo + chunk], _ = backup(*expansion, next_value, True, 0.0)
+    return out
+
+
+def state_values(states, tables, target_exp, layer_ids, layer_values):
+    """Values and best moves of states of one age.
+
+    Parameters
+    ----------
+    states : uint64[S]
+        Board IDs (any, not only canonical) of one age.
+    layer_ids, layer_values : uint64[A], float64[A]
+        The afterstate layer of that age and its values.
+
+    Returns
+    -------
+    values : float64[S]
+        ``max`` over legal moves of reward + afterstate value; 0 when terminal.
+    best : int64[S]
+        Position of the best move among the state's legal moves in direction order, -1 if terminal.
+    """
+    rows, cols, line_result, line_reward, sym = tables.kernel_args()
+    *expansion, error = expand_states(np.asarray(states, np.uint64), rows, cols, line_result,
+                                      line_reward, sym, target_exp, layer_ids)
+    _raise_for(error, "state values")
+    return backup(*expansion, np.concatenate([layer_values, np.zeros(1)]), True, 0.0)
+
+
+def run_backward(run, ages, log=sys.stderr):
+    """Backward stage of one block of consecutive ages: write each age's value layer.
+
+    Ages are processed from the highest down. An age whose value layer is already complete and
+    verified is not recomputed (resume after a kill). Writes ``values/block_<first>-<last>.json``.
+
+    Parameters
+    ----------
+    run : run.Run
+    ages : list of int
+        Consecutive even ages; the value layers of ``max(ages) + 2`` and ``max(ages) + 4`` must exist
+        (or lie beyond the last age).
+
+    Raises
+    ------
+    CorruptLayerError
+        If an input layer is missing, corrupt, or from another run.
+    """
+    t0 = time.perf_counter()
+    ids_window, value_window = {}, {}
+
+    def window(n):
+        if n not in value_window:
+            ids_window[n] = run.load_afterstates(n)[0]
+            value_window[n] = run.load_values(n, ids_window[n])
+        return ids_window[n], value_window[n]
+
+    done = []
+    for n in sorted(ages, reverse=True):
+        path = run.values_path(n)
+        remove_stale_temporaries(path)
+        ids = run.load_afterstates(n)[0]
+        if path.exists():
+            values = run.load_values(n, ids)
+            status = "verified (kept)"
+        else:
+            t = time.perf_counter()
+            next2, values2 = window(n + 2)
+            next4, values4 = window(n + 4)
+            values = afterstate_values(ids, run.tables, run.p2, run.target_exp, next2, values2,
+                                       next4, values4)
+            write_layer(path, {"values": values},
+                        dict(run.params(), age=n, num_afterstates=int(ids.size),
+                             afterstates_checksum=checksum(ids)))
+            status = f"computed in {time.perf_counter() - t:.2f} s"
+        ids_window[n], value_window[n] = ids, values
+        for old in [a for a in value_window if a > n + 4]:
+            del ids_window[old], value_window[old]
+        mean = float(values.mean()) if values.size else None
+        done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
+        print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",
+              file=log, flush=True)
+    write_json_atomic(run.manifest_path("values", min(ages), max(ages)),
+                      {"stage": "backward", **run.params(), "ages": done,
+                       "seconds": round(time.perf_counter() - t0, 3)})
+    return done

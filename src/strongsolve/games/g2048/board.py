@@ -1,0 +1,364 @@
+"""2048 rules on an r x c board: board IDs, moves, rewards, spawns, age and symmetry.
+
+Conventions (../shared/DESIGN.md; Kaneko & Yamashita 2025, "Strongly Solving 2048 4x3", section 2):
+
+- Cell ``i = row*cols + col`` holds a 4-bit exponent in bits ``4i..4i+3`` of a uint64 board ID
+  (0 = empty, k = tile 2^k). The largest tile that fits is 2^15.
+- A move slides the tiles toward a wall; equal neighbours merge once per move, the pair nearest the
+  wall first; the reward is the sum of the new tiles' values (points). A move is legal iff it changes
+  the board.
+- A spawn puts a 2 (probability ``p2``, 0.9 in the original game) or a 4 (``1 - p2``) on a uniformly
+  chosen empty cell. The random start is two spawns on the empty board.
+- Age = sum of the tiles. A move keeps it; a spawn adds 2 or 4.
+- Canonical ID = the minimum ID over the board's symmetry group: the 8 symmetries of the square when
+  ``rows == cols``, else the 4 of the rectangle (identity, two mirrors, rotation by 180 degrees).
+
+Moves go through precomputed line tables (one entry per possible line, 16^len entries) and the
+symmetry group through byte tables (one entry per pair of cells), so the numba kernels are branch-light
+table look-ups. :class:`Tables` holds them; :func:`tables` builds and caches them per board shape.
+"""
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ...kernels.options import njit
+
+DIRECTIONS = ("left", "right", "up", "down")
+"""Move names by index: left = toward column 0, up = toward row 0."""
+
+MAX_EXPONENT = 15
+"""4 bits per cell: the largest tile is 2^15 = 32768 (issue 2)."""
+
+
+class TileOverflowError(ValueError):
+    """A merge would make a tile above 2^15, which does not fit in 4 bits (issue 2)."""
+
+
+@dataclass(frozen=True)
+class Tables:
+    """Look-up tables of one board shape, passed to the numba kernels.
+
+    Attributes
+    ----------
+    rows, cols : int
+        Board shape, 1..4 each.
+    line_result : uint64[4, 16**max(rows, cols)]
+        For direction d (index into :data:`DIRECTIONS`) and a line in natural order (a row for
+        left/right, a column read top to bottom for up/down, cell k in bits 4k..4k+3), the line after
+        the move, in the same order.
+    line_reward : int64[4, 16**max(rows, cols)]
+        The merge reward in points, or -1 when a merge would make a tile above 2^15.
+    sym : uint64[G, ceil(rows*cols/2), 256]
+        For symmetry g and byte k of a board ID (cells 2k and 2k+1), the bits of those two cells moved
+        to their image cells; the image of a board is the OR over its bytes. G = 8 or 4.
+    """
+
+    rows: int
+    cols: int
+    line_result: np.ndarray
+    line_reward: np.ndarray
+    sym: np.ndarray
+
+    @property
+    def cells(self):
+        return self.rows * self.cols
+
+    def kernel_args(self):
+        """The tuple ``(rows, cols, line_result, line_reward, sym)`` the numba kernels take."""
+        return self.rows, self.cols, self.line_result, self.line_reward, self.sym
+
+
+def check_shape(rows, cols):
+    """Validate a board shape.
+
+    Raises
+    ------
+    ValueError
+        If ``rows`` or ``cols`` is not an integer in 1..4 (issue 2), or the board has a single cell
+        (the random start places two tiles).
+    """
+    for name, v in (("rows", rows), ("cols", cols)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 1 <= v <= 4:
+            raise ValueError(f"2048 board {name} = {v!r} is not allowed; allowed: an integer 1..4")
+    if rows * cols < 2:
+        raise ValueError("a 1x1 board cannot hold the two start tiles; use at least 2 cells")
+
+
+def _slide_toward_wall(exps):
+    """Slide one line (exponents, wall first) toward the wall. Returns (new exponents, reward, overflow)."""
+    tiles = [e for e in exps if e]
+    out, reward, overflow, k = [], 0, False, 0
+    while k < len(tiles):
+        if k + 1 < len(tiles) and tiles[k] == tiles[k + 1]:
+            e = tiles[k] + 1
+            overflow |= e > MAX_EXPONENT
+            out.append(min(e, MAX_EXPONENT))
+            reward += 1 << e
+            k += 2
+        else:
+            out.append(tiles[k])
+            k += 1
+    return out + [0] * (len(exps) - len(out)), reward, overflow
+
+
+def _line_table(length, toward_start):
+    size = 16 ** length
+    result = np.zeros(size, np.uint64)
+    reward = np.zeros(size, np.int64)
+    for line in range(size):
+        exps = [(line >> (4 * k)) & 15 for k in range(length)]
+        wall_first = exps if toward_start else exps[::-1]
+        moved, r, overflow = _slide_toward_wall(wall_first)
+        if not toward_start:
+            moved = moved[::-1]
+        result[line] = sum(e << (4 * k) for k, e in enumerate(moved))
+        reward[line] = -1 if overflow else r
+    return result, reward
+
+
+def symmetry_maps(rows, cols):
+    """Cell permutations of the board's symmetry group.
+
+    Returns
+    -------
+    int64[G, rows*cols]
+        ``maps[g, i]`` is the cell that cell ``i`` goes to under symmetry g; g = 0 is the identity.
+        G = 8 for a square board, 4 otherwise.
+    """
+    def cell(r, c):
+        return r * cols + c
+
+    R, C = rows - 1, cols - 1
+    images = [lambda r, c: (r, c), lambda r, c: (r, C - c), lambda r, c: (R - r, c),
+              lambda r, c: (R - r, C - c)]
+    if rows == cols:
+        images += [lambda r, c: (c, r), lambda r, c: (c, R - r), lambda r, c: (C - c, r),
+                   lambda r, c: (C - c, R - r)]
+    return np.array([[cell(*f(r, c)) for r in range(rows) for c in range(cols)] for f in images],
+                    np.int64)
+
+
+def _sym_tables(rows, cols):
+    maps = symmetry_maps(rows, cols)
+    nbytes = (rows * cols + 1) // 2
+    sym = np.zeros((len(maps), nbytes, 256), np.uint64)
+    for g, m in enumerate(maps):
+        for k in range(nbytes):
+            for v in range(256):
+                lo, hi = v & 15, v >> 4
+                bits = lo << (4 * m[2 * k])
+                if 2 * k + 1 < rows * cols:
+                    bits |= hi << (4 * m[2 * k + 1])
+                elif hi:
+                    continue  # no such cell: never indexed by a valid board ID
+                sym[g, k, v] = bits
+    return sym
+
+
+@lru_cache(maxsize=None)
+def tables(rows, cols):
+    """Build (once per shape) the :class:`Tables` of an ``rows x cols`` board.
+
+    Raises
+    ------
+    ValueError
+        From :func:`check_shape`.
+    """
+    check_shape(rows, cols)
+    size = 16 ** max(rows, cols)
+    line_result = np.zeros((4, size), np.uint64)
+    line_reward = np.zeros((4, size), np.int64)
+    for d, (length, toward_start) in enumerate(((cols, True), (cols, False), (rows, True), (rows, False))):
+        res, rew = _line_table(length, toward_start)
+        line_result[d, : len(res)] = res
+        line_reward[d, : len(rew)] = rew
+    return Tables(rows, cols, line_result, line_reward, _sym_tables(rows, cols))
+
+
+# ---------------------------------------------------------------------------------------------
+# numba kernels on one board ID (all arithmetic in uint64: numba turns mixed uint64/int64 into float)
+
+_U4 = np.uint64(4)
+_U15 = np.uint64(15)
+_U0 = np.uint64(0)
+
+
+@njit
+def move_id(b, d, rows, cols, line_result, line_reward):
+    """Apply move ``d`` to board ``b``. Returns (new board ID, reward in points); reward -1 means a
+    merge would overflow 2^15. The move is legal iff the new ID differs from ``b``."""
+    out = _U0
+    reward = 0
+    if d < 2:
+        mask = (np.uint64(1) << np.uint64(4 * cols)) - np.uint64(1)
+        for r in range(rows):
+            shift = np.uint64(4 * r * cols)
+            line = (b >> shift) & mask
+            rw = line_reward[d, line]
+            if rw < 0:
+                return b, -1
+            reward += rw
+            out |= line_result[d, line] << shift
+    else:
+        for c in range(cols):
+            line = _U0
+            for r in range(rows):
+                line |= ((b >> np.uint64(4 * (r * cols + c))) & _U15) << np.uint64(4 * r)
+            rw = line_reward[d, line]
+            if rw < 0:
+                return b, -1
+            reward += rw
+            moved = line_result[d, line]
+            for r in range(rows):
+                out |= ((moved >> np.uint64(4 * r)) & _U15) << np.uint64(4 * (r * cols + c))
+    return out, reward
+
+
+@njit
+def canonical_id(b, sym):
+    """Minimum of the board's images under the symmetry group (``sym`` from :class:`Tables`)."""
+    best = b
+    nbytes = sym.shape[1]
+    for g in range(1, sym.shape[0]):
+        img = _U0
+        for k in range(nbytes):
+            img |= sym[g, k, (b >> np.uint64(8 * k)) & np.uint64(255)]
+        if img < best:
+            best = img
+    return best
+
+
+@njit
+def age_id(b, cells):
+    """Sum of the tiles of board ``b`` (points)."""
+    total = 0
+    for i in range(cells):
+        e = (b >> np.uint64(4 * i)) & _U15
+        if e:
+            total += 1 << e
+    return total
+
+
+@njit
+def count_empty(b, cells):
+    n = 0
+    for i in range(cells):
+        if ((b >> np.uint64(4 * i)) & _U15) == _U0:
+            n += 1
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# Python API on single boards (validating; for tests, the CLI and reports)
+
+def encode(board):
+    """Pack a board into its ID.
+
+    Parameters
+    ----------
+    board : sequence of rows of tile values (0 = empty), e.g. ``[[2, 4, 0], [0, 8, 0]]``
+
+    Returns
+    -------
+    int
+        The board ID (cell i = row*cols + col in bits 4i..4i+3).
+
+    Raises
+    ------
+    ValueError
+        If the rows differ in length, or a tile is not 0 or a power of two in 2..2^15.
+    """
+    rows = [list(r) for r in board]
+    if not rows or any(len(r) != len(rows[0]) for r in rows) or not rows[0]:
+        raise ValueError(f"board {board!r} is not a rectangle of tiles")
+    cols = len(rows[0])
+    b = 0
+    for r, row in enumerate(rows):
+        for c, tile in enumerate(row):
+            tile = int(tile)
+            if tile == 0:
+                continue
+            e = tile.bit_length() - 1
+            if tile < 2 or tile != 1 << e or e > MAX_EXPONENT:
+                raise ValueError(f"tile {tile} at row {r}, column {c} is not allowed; allowed: "
+                                 f"0 (empty) or a power of two from 2 to {1 << MAX_EXPONENT}")
+            b |= e << (4 * (r * cols + c))
+    return b
+
+
+def decode(board_id, rows, cols):
+    """Unpack a board ID into an int64 array of shape (rows, cols) of tile values (0 = empty)."""
+    board_id = int(board_id)
+    exps = [(board_id >> (4 * i)) & 15 for i in range(rows * cols)]
+    return np.array([(1 << e) if e else 0 for e in exps], np.int64).reshape(rows, cols)
+
+
+def move(board_id, direction, rows, cols):
+    """Apply one move.
+
+    Parameters
+    ----------
+    board_id : int
+    direction : int
+        Index into :data:`DIRECTIONS`.
+
+    Returns
+    -------
+    (new_id, reward, changed) : (int, int, bool)
+        Reward in points; ``changed`` is the move's legality.
+
+    Raises
+    ------
+    TileOverflowError
+        If a merge would make a tile above 2^15.
+    """
+    t = tables(rows, cols)
+    new, reward = move_id(np.uint64(board_id), int(direction), rows, cols, t.line_result, t.line_reward)
+    if reward < 0:
+        raise TileOverflowError(f"move {DIRECTIONS[direction]} of board {int(board_id):#x} would make a "
+                                f"tile above {1 << MAX_EXPONENT}; 4 bits per cell hold at most 2^15")
+    return int(new), int(reward), int(new) != int(board_id)
+
+
+def canonical(board_id, rows, cols):
+    """Canonical ID: the minimum ID over the board's symmetry group."""
+    return int(canonical_id(np.uint64(board_id), tables(rows, cols).sym))
+
+
+def age(board_id):
+    """Sum of the tiles (points)."""
+    return int(age_id(np.uint64(board_id), 16))
+
+
+def start_states(rows, cols, p2=0.9):
+    """The random start: two spawns on the empty board, canonicalised.
+
+    Returns
+    -------
+    ids : uint64[S]
+        Sorted canonical IDs of the two-tile start boards.
+    probs : float64[S]
+        Their probabilities (summed over symmetric images); they sum to 1.
+    """
+    t = tables(rows, cols)
+    n = rows * cols
+    p = {1: p2, 2: 1.0 - p2}
+    acc = {}
+    for i in range(n):
+        for j in range(i + 1, n):
+            for a in (1, 2):
+                for b in (1, 2):
+                    prob = 2.0 * p[a] * p[b] / (n * (n - 1))
+                    if prob == 0.0:
+                        continue
+                    cid = int(canonical_id(np.uint64((a << (4 * i)) | (b << (4 * j))), t.sym))
+                    acc[cid] = acc.get(cid, 0.0) + prob
+    ids = np.array(sorted(acc), np.uint64)
+    return ids, np.array([acc[int(i)] for i in ids], np.float64)
+
+
+def last_age(rows, cols):
+    """The largest reachable age, 2^(r*c+2) - 4: every tile from 4 to 2^(r*c+1) once (DESIGN.md)."""
+    return 2 ** (rows * cols + 2) - 4

@@ -1,0 +1,159 @@
+"""Forward pass by age: enumerate every reachable state and afterstate (issue 2, item 3).
+
+``states(n)`` = start states of age n, plus spawns of a 2 into ``afterstates(n-2)``, plus spawns of a 4
+into ``afterstates(n-4)``; ``afterstates(n)`` = canonical results of every legal move of
+``states(n)``. Each layer is sorted and unique. A state with no legal move is terminal (counted).
+Counts are canonical (after symmetry) and include terminal states.
+"""
+
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...kernels.sort import sort_unique
+from ...store.atomic import write_json_atomic
+from ...store.layers import remove_stale_temporaries, write_layer
+from .board import TileOverflowError, age, start_states
+from .expand import OVERFLOW, move_successors, spawn_states
+
+
+@dataclass
+class ForwardLayer:
+    """One age of the forward pass.
+
+    Attributes
+    ----------
+    age : int
+        Sum of the tiles (points).
+    num_states, num_terminal : int
+        Canonical states of this age, and those with no legal move.
+    afterstates : uint64[A]
+        Sorted unique canonical afterstate IDs.
+    """
+
+    age: int
+    num_states: int
+    num_terminal: int
+    afterstates: np.ndarray
+
+
+def starts_of_age(rows, cols, p2, n):
+    """Canonical start states of age ``n`` that the random start can produce (uint64[...])."""
+    ids, probs = start_states(rows, cols, p2)
+    return np.array([s for s, p in zip(ids, probs) if p > 0 and age(s) == n], np.uint64)
+
+
+def expand_layer(n, tables, p2, target_exp, prev2, prev4):
+    """Compute the layer of age ``n`` from the afterstate layers of ages ``n - 2`` and ``n - 4``.
+
+    Parameters
+    ----------
+    tables : board.Tables
+    p2 : float
+        Probability of a 2-spawn: a 2 (or a 4) with probability 0 is never spawned.
+    target_exp : int
+        0 for the score objective, else the exponent of the target tile (a move reaching it ends).
+    prev2, prev4 : uint64[...]
+        Sorted afterstate layers of ages ``n - 2`` and ``n - 4`` (empty arrays when none).
+
+    Returns
+    -------
+    ForwardLayer
+
+    Raises
+    ------
+    TileOverflowError
+        If a move would make a tile above 2^15 (a 4x4 board beyond the 4-bit cap).
+    """
+    rows, cols, line_result, line_reward, sym = tables.kernel_args()
+    parts = []
+    if p2 > 0.0 and prev2.size:
+        parts.append(spawn_states(prev2, 1, rows, cols, sym))
+    if p2 < 1.0 and prev4.size:
+        parts.append(spawn_states(prev4, 2, rows, cols, sym))
+    parts.append(starts_of_age(rows, cols, p2, n))
+    states = sort_unique(np.concatenate(parts))
+    moved, legal, terminal, error = move_successors(states, rows, cols, line_result, line_reward, sym,
+                                                    target_exp)
+    if error == OVERFLOW:
+        raise TileOverflowError(f"at age {n} a move of a {rows}x{cols} board would make a tile above "
+                                "32768, which does not fit in 4 bits; cap the ages with max_age")
+    afterstates = sort_unique(moved[legal])
+    return ForwardLayer(n, int(states.size), int(terminal), afterstates)
+
+
+def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0):
+    """Enumerate the layers in memory, age by age (for benchmarks and small boards).
+
+    Yields
+    ------
+    ForwardLayer
+        For ages 4, 6, ..., ``max_age``.
+    """
+    from .run import Run
+    run = Run(".", rows, cols, p2, target_tile)
+    window = {}
+    empty = np.empty(0, np.uint64)
+    for n in run.ages(max_age):
+        layer = expand_layer(n, run.tables, p2, run.target_exp, window.get(n - 2, empty),
+                             window.get(n - 4, empty))
+        window = {a: v for a, v in window.items() if a > n - 4}
+        window[n] = layer.afterstates
+        yield layer
+
+
+def run_forward(run, ages, log=sys.stderr):
+    """Forward stage of one block of consecutive ages: write each age's afterstate layer.
+
+    An age whose layer is already complete and verified is not recomputed (resume after a kill).
+    Writes ``afterstates/block_<first>-<last>.json`` last, listing the block's counts.
+
+    Parameters
+    ----------
+    run : run.Run
+    ages : list of int
+        Consecutive even ages, increasing; the layers of ``ages[0] - 2`` and ``ages[0] - 4`` must exist.
+
+    Raises
+    ------
+    CorruptLayerError
+        If a layer needed as input is missing or corrupt.
+    """
+    t0 = time.perf_counter()
+    window = {}
+
+    def layer_ids(n):
+        if n < 4:
+            return np.empty(0, np.uint64)
+        if n not in window:
+            window[n] = run.load_afterstates(n)[0]
+        return window[n]
+
+    rows_out = []
+    for n in ages:
+        path = run.afterstate_path(n)
+        remove_stale_temporaries(path)
+        if path.exists():
+            ids, attrs = run.load_afterstates(n)  # verify, then keep as input of the next ages
+            window[n] = ids
+            status = "verified (kept)"
+        else:
+            t = time.perf_counter()
+            layer = expand_layer(n, run.tables, run.p2, run.target_exp, layer_ids(n - 2),
+                                 layer_ids(n - 4))
+            attrs = dict(run.params(), age=n, num_states=layer.num_states,
+                         num_terminal=layer.num_terminal, num_afterstates=int(layer.afterstates.size))
+            write_layer(path, {"ids": layer.afterstates}, attrs)
+            window[n] = layer.afterstates
+            status = f"computed in {time.perf_counter() - t:.2f} s"
+        for old in [a for a in window if a < n - 4]:
+            del window[old]
+        rows_out.append({k: attrs[k] for k in ("age", "num_states", "num_terminal", "num_afterstates")})
+        print(f"forward age {n}: {attrs['num_states']} states, {attrs['num_terminal']} terminal, "
+              f"{attrs['num_afterstates']} afterstates, {status}", file=log, flush=True)
+    write_json_atomic(run.manifest_path("afterstates", ages[0], ages[-1]),
+                      {"stage": "forward", **run.params(), "ages": rows_out,
+                       "seconds": round(time.perf_counter() - t0, 3)})
+    return rows_out

@@ -1,0 +1,118 @@
+"""A 2048 solve on disk: its parameters, its directory layout, and verified access to its layers.
+
+Layout of ``results/<run>/`` (``run`` = ``2048_<r>x<c>``, plus ``_p2-<p>`` for a non-default spawn
+distribution and ``_reach<tile>`` for the reach-a-tile objective)::
+
+    afterstates/age_000042.zarr   forward pass: sorted canonical afterstate IDs of age 42, with the
+                                  counts of states, terminal states and afterstates in the attributes
+    afterstates/block_*.json      one per Snakemake job: the ages it completed and their counts
+    values/age_000042.zarr        backward pass: float64 values aligned with the IDs (points for the
+                                  score objective, probability for reach-a-tile)
+    values/block_*.json
+    summary.csv, solution.json    report
+    logs/, plots/
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...store.layers import checksum, read_attrs, read_layer
+from .board import check_shape, last_age, tables
+
+DEFAULT_P2 = 0.9
+
+
+def run_name(rows, cols, p2=DEFAULT_P2, target_tile=0):
+    """Directory name of a run: ``2048_3x3``, ``2048_3x3_p2-0.8``, ``2048_3x3_reach512``."""
+    name = f"2048_{rows}x{cols}"
+    if p2 != DEFAULT_P2:
+        name += f"_p2-{p2:g}"
+    if target_tile:
+        name += f"_reach{target_tile}"
+    return name
+
+
+@dataclass(frozen=True)
+class Run:
+    """One solve: board shape, spawn distribution and objective, under ``directory``.
+
+    Parameters
+    ----------
+    directory : Path
+    rows, cols : int
+        1..4 each.
+    p2 : float
+        Probability that a spawn is a 2 (else a 4); 0.9 in the original game.
+    target_tile : int
+        0 for the score objective; a power of two (>= 4) for reach-a-tile (issue 6).
+    """
+
+    directory: Path
+    rows: int
+    cols: int
+    p2: float = DEFAULT_P2
+    target_tile: int = 0
+
+    def __post_init__(self):
+        check_shape(self.rows, self.cols)
+        if not 0.0 <= self.p2 <= 1.0:
+            raise ValueError(f"spawn probability p2 = {self.p2!r} is not allowed; allowed: 0 <= p2 <= 1")
+        t = self.target_tile
+        if t and (t < 4 or t & (t - 1) or t > 1 << 15):
+            raise ValueError(f"target_tile = {t!r} is not allowed; allowed: a power of two from 4 to "
+                             "32768, or 0 for the score objective")
+        object.__setattr__(self, "directory", Path(self.directory))
+
+    @property
+    def tables(self):
+        return tables(self.rows, self.cols)
+
+    @property
+    def target_exp(self):
+        return self.target_tile.bit_length() - 1 if self.target_tile else 0
+
+    @property
+    def last_age(self):
+        return last_age(self.rows, self.cols)
+
+    def ages(self, max_age=None):
+        """Ages 4, 6, ..., up to ``max_age`` (default: the last reachable age)."""
+        return list(range(4, (max_age or self.last_age) + 1, 2))
+
+    def params(self):
+        """Attributes every layer of this run carries and every load checks."""
+        return {"game": "2048", "rows": self.rows, "cols": self.cols, "p2": self.p2,
+                "target_tile": self.target_tile}
+
+    def afterstate_path(self, age):
+        return self.directory / "afterstates" / f"age_{age:06d}.zarr"
+
+    def values_path(self, age):
+        return self.directory / "values" / f"age_{age:06d}.zarr"
+
+    def manifest_path(self, stage, first, last):
+        return self.directory / stage / f"block_{first:06d}-{last:06d}.json"
+
+    def load_afterstates(self, age):
+        """Sorted canonical afterstate IDs of ``age`` (uint64[A]) and the layer's attributes; an empty
+        layer for an age beyond the last. Raises CorruptLayerError (see store.layers)."""
+        if age > self.last_age:
+            return np.empty(0, np.uint64), {"num_afterstates": 0}
+        arrays, attrs = read_layer(self.afterstate_path(age), dict(self.params(), age=age))
+        return arrays["ids"], attrs
+
+    def load_values(self, age, ids=None):
+        """Values (float64[A]) of the afterstates of ``age``; checks they belong to the IDs' layer."""
+        if age > self.last_age:
+            return np.empty(0, np.float64)
+        expect = dict(self.params(), age=age)
+        if ids is not None:
+            expect["afterstates_checksum"] = checksum(ids)
+        arrays, _ = read_layer(self.values_path(age), expect)
+        return arrays["values"]
+
+    def layer_attrs(self, stage, age):
+        path = self.afterstate_path(age) if stage == "afterstates" else self.values_path(age)
+        return read_attrs(path)

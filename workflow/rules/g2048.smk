@@ -1,0 +1,81 @@
+# 2048 strong solve (issue 2): forward pass by age, backward pass by decreasing age, report.
+# One job per block of consecutive ages; each job writes one zarr layer per age and, last, a block
+# manifest (the job's declared output). A killed job leaves complete layers (atomic renames) that
+# the rerun verifies and keeps, so only missing ages are computed again.
+
+G2048_ARGS = (f"{G2048_DIR} --rows {G['rows']} --cols {G['cols']} --p2 {G['spawn']['p2']!r} "
+              f"--target-tile {G2048_RUN.target_tile}")
+
+
+def forward_inputs(wildcards):
+    """Manifests of the blocks holding ages first - 2 and first - 4 (the spawns' sources)."""
+    first = int(wildcards.first)
+    needed = {block_name(b) for b in map(block_of, (first - 2, first - 4)) if b and b[0] < first}
+    return [f"{G2048_DIR}/afterstates/block_{n}.json" for n in sorted(needed)]
+
+
+def backward_inputs(wildcards):
+    """This block's forward manifest, and the manifests of the blocks holding ages last + 2 and last + 4
+    (forward and values: the three-layer window)."""
+    last = int(wildcards.last)
+    out = [f"{G2048_DIR}/afterstates/block_{wildcards.first}-{wildcards.last}.json"]
+    for b in {tuple(b) for b in map(block_of, (last + 2, last + 4)) if b and b[0] > last}:
+        out += [f"{G2048_DIR}/afterstates/block_{block_name(b)}.json",
+                f"{G2048_DIR}/values/block_{block_name(b)}.json"]
+    return sorted(set(out))
+
+
+rule g2048_forward:
+    input:
+        forward_inputs,
+    output:
+        f"{G2048_DIR}/afterstates/block_{{first}}-{{last}}.json",
+    log:
+        f"{G2048_DIR}/logs/forward_{{first}}-{{last}}.log",
+    wildcard_constraints:
+        first=r"\d{6}",
+        last=r"\d{6}",
+    threads: G["threads"]
+    resources:
+        mem_mb=G["mem_mb"],
+    shell:
+        "{PYTHON} -m strongsolve 2048 forward {G2048_ARGS} --ages {wildcards.first}-{wildcards.last} "
+        "> {log} 2>&1"
+
+
+rule g2048_backward:
+    input:
+        backward_inputs,
+    output:
+        f"{G2048_DIR}/values/block_{{first}}-{{last}}.json",
+    log:
+        f"{G2048_DIR}/logs/backward_{{first}}-{{last}}.log",
+    wildcard_constraints:
+        first=r"\d{6}",
+        last=r"\d{6}",
+    threads: G["threads"]
+    resources:
+        mem_mb=G["mem_mb"],
+    shell:
+        "{PYTHON} -m strongsolve 2048 backward {G2048_ARGS} --ages {wildcards.first}-{wildcards.last} "
+        "> {log} 2>&1"
+
+
+G2048_STAGE = "values" if G2048_SOLVED else "afterstates"
+G2048_OUTPUTS = [f"{G2048_DIR}/summary.csv"] + ([f"{G2048_DIR}/solution.json"] if G2048_SOLVED else [])
+
+
+rule g2048_report:
+    input:
+        [f"{G2048_DIR}/{G2048_STAGE}/block_{block_name(b)}.json" for b in G2048_BLOCKS],
+    output:
+        G2048_OUTPUTS,
+    log:
+        f"{G2048_DIR}/logs/report.log",
+    params:
+        max_age="" if G2048_SOLVED else f"--max-age {MAX_AGE}",
+    shell:
+        "{PYTHON} -m strongsolve 2048 report {G2048_ARGS} {params.max_age} > {log} 2>&1"
+
+
+G2048_TARGETS = G2048_OUTPUTS

@@ -2,9 +2,28 @@
 
 import numpy as np
 
+from .options import njit
+
+
+@njit
+def _drop_repeats(a):
+    """Compact a sorted array in place to its distinct values; returns their count."""
+    n = a.shape[0]
+    if n == 0:
+        return 0
+    m = 1
+    for i in range(1, n):
+        if a[i] != a[m - 1]:
+            a[m] = a[i]
+            m += 1
+    return m
+
 
 def sort_unique(ids):
     """Sorted unique copy of a uint64 array.
+
+    numpy's sort (SIMD-accelerated for uint64 on x86) followed by a numba pass dropping repeats; this is
+    several times faster than ``numpy.unique``, which hashes before it sorts.
 
     Parameters
     ----------
@@ -13,7 +32,13 @@ def sort_unique(ids):
     Returns
     -------
     uint64[M], M <= N, strictly increasing
+
+    Raises
+    ------
+    TypeError
+        If ``ids`` is not uint64.
     """
     if ids.dtype != np.uint64:
         raise TypeError(f"sort_unique needs uint64 IDs, got {ids.dtype}")
-    return np.unique(ids)
+    a = np.sort(ids)
+    return a[:_drop_repeats(a)].copy()

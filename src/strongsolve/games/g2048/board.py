@@ -13,9 +13,9 @@ Conventions (../shared/DESIGN.md; Kaneko & Yamashita 2025, "Strongly Solving 204
 - Canonical ID = the minimum ID over the board's symmetry group: the 8 symmetries of the square when
   ``rows == cols``, else the 4 of the rectangle (identity, two mirrors, rotation by 180 degrees).
 
-Moves go through precomputed line tables (one entry per possible line, 16^len entries) and the
-symmetry group through byte tables (one entry per pair of cells), so the numba kernels are branch-light
-table look-ups. :class:`Tables` holds them; :func:`tables` builds and caches them per board shape.
+Moves go through precomputed line tables (one entry per possible line, 16^len entries); the
+symmetry group through a row-reversal table (mirrors) and, for square boards, a byte table for the
+transpose, so the numba kernels are branch-light table look-ups. :class:`Tables` holds them; :func:`tables` builds and caches them per board shape.
 """
 
 from dataclasses import dataclass
@@ -50,16 +50,24 @@ class Tables:
         the move, in the same order.
     line_reward : int64[4, 16**max(rows, cols)]
         The merge reward in points, or -1 when a merge would make a tile above 2^15.
-    sym : uint64[G, ceil(rows*cols/2), 256]
-        For symmetry g and byte k of a board ID (cells 2k and 2k+1), the bits of those two cells moved
-        to their image cells; the image of a board is the OR over its bytes. G = 8 or 4.
+    row_reverse : uint64[16**cols]
+        Each row value with its cells in reverse order (the mirror left-right of one row).
+    transpose : uint64[ceil(rows*cols/2), 256]
+        Square boards: for byte k of a board ID (cells 2k and 2k+1), those two cells moved to their
+        transposed cells; the transpose of a board is the OR over its bytes. Empty otherwise.
     """
 
     rows: int
     cols: int
     line_result: np.ndarray
     line_reward: np.ndarray
-    sym: np.ndarray
+    row_reverse: np.ndarray
+    transpose: np.ndarray
+
+    @property
+    def sym(self):
+        """The symmetry tables as the kernels take them: ``(row_reverse, transpose)``."""
+        return self.row_reverse, self.transpose
 
     @property
     def cells(self):
@@ -118,43 +126,23 @@ def _line_table(length, toward_start):
     return result, reward
 
 
-def symmetry_maps(rows, cols):
-    """Cell permutations of the board's symmetry group.
-
-    Returns
-    -------
-    int64[G, rows*cols]
-        ``maps[g, i]`` is the cell that cell ``i`` goes to under symmetry g; g = 0 is the identity.
-        G = 8 for a square board, 4 otherwise.
-    """
-    def cell(r, c):
-        return r * cols + c
-
-    R, C = rows - 1, cols - 1
-    images = [lambda r, c: (r, c), lambda r, c: (r, C - c), lambda r, c: (R - r, c),
-              lambda r, c: (R - r, C - c)]
-    if rows == cols:
-        images += [lambda r, c: (c, r), lambda r, c: (c, R - r), lambda r, c: (C - c, r),
-                   lambda r, c: (C - c, R - r)]
-    return np.array([[cell(*f(r, c)) for r in range(rows) for c in range(cols)] for f in images],
-                    np.int64)
-
-
-def _sym_tables(rows, cols):
-    maps = symmetry_maps(rows, cols)
-    nbytes = (rows * cols + 1) // 2
-    sym = np.zeros((len(maps), nbytes, 256), np.uint64)
-    for g, m in enumerate(maps):
-        for k in range(nbytes):
-            for v in range(256):
-                lo, hi = v & 15, v >> 4
-                bits = lo << (4 * m[2 * k])
-                if 2 * k + 1 < rows * cols:
-                    bits |= hi << (4 * m[2 * k + 1])
-                elif hi:
-                    continue  # no such cell: never indexed by a valid board ID
-                sym[g, k, v] = bits
-    return sym
+def _symmetry_tables(rows, cols):
+    row_reverse = np.zeros(16 ** cols, np.uint64)
+    for line in range(16 ** cols):
+        row_reverse[line] = sum(((line >> (4 * k)) & 15) << (4 * (cols - 1 - k)) for k in range(cols))
+    if rows != cols:
+        return row_reverse, np.zeros((0, 256), np.uint64)
+    n = rows
+    nbytes = (n * n + 1) // 2
+    transpose = np.zeros((nbytes, 256), np.uint64)
+    for k in range(nbytes):
+        for v in range(256):
+            for half, cell in ((0, 2 * k), (1, 2 * k + 1)):
+                e = (v >> (4 * half)) & 15
+                if cell < n * n:
+                    r, c = divmod(cell, n)
+                    transpose[k, v] |= e << (4 * (c * n + r))
+    return row_reverse, transpose
 
 
 @lru_cache(maxsize=None)
@@ -174,7 +162,7 @@ def tables(rows, cols):
         res, rew = _line_table(length, toward_start)
         line_result[d, : len(res)] = res
         line_reward[d, : len(rew)] = rew
-    return Tables(rows, cols, line_result, line_reward, _sym_tables(rows, cols))
+    return Tables(rows, cols, line_result, line_reward, *_symmetry_tables(rows, cols))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,16 +205,33 @@ def move_id(b, d, rows, cols, line_result, line_reward):
 
 
 @njit
-def canonical_id(b, sym):
-    """Minimum of the board's images under the symmetry group (``sym`` from :class:`Tables`)."""
-    best = b
-    nbytes = sym.shape[1]
-    for g in range(1, sym.shape[0]):
-        img = _U0
-        for k in range(nbytes):
-            img |= sym[g, k, (b >> np.uint64(8 * k)) & np.uint64(255)]
-        if img < best:
-            best = img
+def _rectangle_min(x, rows, cols, row_reverse):
+    """Minimum of ``x`` and its images under the two mirrors and the rotation by 180 degrees: a
+    mirror left-right reverses each row (one table look-up per row); a mirror up-down reorders rows."""
+    mask = (np.uint64(1) << np.uint64(4 * cols)) - np.uint64(1)
+    h = _U0
+    v = _U0
+    hv = _U0
+    for r in range(rows):
+        line = (x >> np.uint64(4 * r * cols)) & mask
+        rev = row_reverse[line]
+        h |= rev << np.uint64(4 * r * cols)
+        v |= line << np.uint64(4 * (rows - 1 - r) * cols)
+        hv |= rev << np.uint64(4 * (rows - 1 - r) * cols)
+    return min(min(x, h), min(v, hv))
+
+
+@njit
+def canonical_id(b, rows, cols, sym):
+    """Minimum of the board's images under its symmetry group (``sym`` = :attr:`Tables.sym`): the
+    rectangle group of ``b``, and for a square board also that of its transpose."""
+    row_reverse, transpose = sym
+    best = _rectangle_min(b, rows, cols, row_reverse)
+    if rows == cols:
+        t = _U0
+        for k in range(transpose.shape[0]):
+            t |= transpose[k, (b >> np.uint64(8 * k)) & np.uint64(255)]
+        best = min(best, _rectangle_min(t, rows, cols, row_reverse))
     return best
 
 
@@ -324,7 +329,7 @@ def move(board_id, direction, rows, cols):
 
 def canonical(board_id, rows, cols):
     """Canonical ID: the minimum ID over the board's symmetry group."""
-    return int(canonical_id(np.uint64(board_id), tables(rows, cols).sym))
+    return int(canonical_id(np.uint64(board_id), rows, cols, tables(rows, cols).sym))
 
 
 def age(board_id):
@@ -353,7 +358,7 @@ def start_states(rows, cols, p2=0.9):
                     prob = 2.0 * p[a] * p[b] / (n * (n - 1))
                     if prob == 0.0:
                         continue
-                    cid = int(canonical_id(np.uint64((a << (4 * i)) | (b << (4 * j))), t.sym))
+                    cid = int(canonical_id(np.uint64((a << (4 * i)) | (b << (4 * j))), rows, cols, t.sym))
                     acc[cid] = acc.get(cid, 0.0) + prob
     ids = np.array(sorted(acc), np.uint64)
     return ids, np.array([acc[int(i)] for i in ids], np.float64)

@@ -62,7 +62,7 @@ def spawn_states(afterstates, exponent, rows, cols, sym):
         for i in range(cells):
             sh = np.uint64(4 * i)
             if ((a >> sh) & _U15) == 0:
-                out[j] = canonical_id(a | (e << sh), sym)
+                out[j] = canonical_id(a | (e << sh), rows, cols, sym)
                 j += 1
     return out
 
@@ -97,7 +97,7 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
             elif t != s:
                 any_legal = True
                 if target_exp == 0 or not has_tile(t, rows * cols, target_exp):
-                    out[4 * k + d] = canonical_id(t, sym)
+                    out[4 * k + d] = canonical_id(t, rows, cols, sym)
                     legal[4 * k + d] = True
         if not any_legal:
             is_terminal[k] = 1
@@ -133,7 +133,7 @@ def _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp, layer
                 m += 1
                 continue
             r = 0
-        j = _lookup(layer, canonical_id(t, sym))
+        j = _lookup(layer, canonical_id(t, rows, cols, sym))
         if j < 0:
             return -2
         rewards[m] = r

@@ -5,6 +5,9 @@
 
 G2048_ARGS = (f"{G2048_DIR} --rows {G['rows']} --cols {G['cols']} --p2 {G['spawn']['p2']!r} "
               f"--target-tile {G2048_RUN.target_tile}")
+G2048_STAGE_ARGS = f"--chunk {config['dask']['chunk']}" + (
+    f" --memory-limit {config['memory_limit']}" if config["memory_limit"] else "") + (
+    f" --scheduler-address {config['dask']['scheduler_address']}" if config["dask"]["scheduler_address"] else "")
 
 
 def forward_inputs(wildcards):
@@ -39,8 +42,8 @@ rule g2048_forward:
     resources:
         mem_mb=G["mem_mb"],
     shell:
-        "{PYTHON} -m strongsolve 2048 forward {G2048_ARGS} --ages {wildcards.first}-{wildcards.last} "
-        "> {log} 2>&1"
+        "STRONGSOLVE_THREADS={threads} {PYTHON} -m strongsolve 2048 forward {G2048_ARGS} "
+        "{G2048_STAGE_ARGS} --ages {wildcards.first}-{wildcards.last} > {log} 2>&1"
 
 
 rule g2048_backward:
@@ -57,8 +60,8 @@ rule g2048_backward:
     resources:
         mem_mb=G["mem_mb"],
     shell:
-        "{PYTHON} -m strongsolve 2048 backward {G2048_ARGS} --ages {wildcards.first}-{wildcards.last} "
-        "> {log} 2>&1"
+        "STRONGSOLVE_THREADS={threads} {PYTHON} -m strongsolve 2048 backward {G2048_ARGS} "
+        "{G2048_STAGE_ARGS} --ages {wildcards.first}-{wildcards.last} > {log} 2>&1"
 
 
 G2048_STAGE = "values" if G2048_SOLVED else "afterstates"

@@ -29,14 +29,20 @@ def _run(args):
     return Run(args.run_dir, args.rows, args.cols, args.p2, args.target_tile)
 
 
+def _stage_options(args):
+    """Chunking, memory limit and dask client of a stage (the client is made here, by the caller)."""
+    from ..parallel import client_for
+    return {"chunk": args.chunk, "client": client_for(args.scheduler_address)}
+
+
 def _forward(args):
     from ..games.g2048.forward import run_forward
-    run_forward(_run(args), _ages(args.ages))
+    run_forward(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
 
 
 def _backward(args):
     from ..games.g2048.backward import run_backward
-    run_backward(_run(args), _ages(args.ages))
+    run_backward(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
 
 
 def _report(args):
@@ -53,6 +59,64 @@ def _solve(args):
         print(json.dumps({k: v for k, v in doc.items() if k != "start_states"}, indent=2))
 
 
+def _fmt(value, objective):
+    """A value as text: points to 6 decimals, probabilities to 12 (moves can differ by 1e-10)."""
+    return f"{value:.6f}" if objective == "score" else f"{value:.12f}"
+
+
+def _query(args):
+    from ..games.g2048.boardtext import draw_board, parse_board
+    from ..games.g2048.solution import Solution
+
+    sol = Solution(args.run_dir)
+    board = parse_board(args.board, sol.rows, sol.cols)
+    q = sol.query(board)
+    if args.json:
+        print(json.dumps(q, indent=2))
+        return
+    unit = "expected future points" if sol.objective == "score" else f"P(make {sol.target_tile})"
+    print(f"{sol.run.directory.name}: state of age {q['age']}")
+    print(draw_board(board, sol.rows, sol.cols))
+    print(f"value {_fmt(q['value'], sol.objective)} ({unit})")
+    if not q["moves"]:
+        print("no legal move: the game is over")
+        return
+    print(f"{'move':<6} {'reward':>8} {'afterstate value':>18} {'total':>18}")
+    for m in q["moves"]:
+        mark = "  <- best" if m["move"] == q["best"] else ""
+        print(f"{m['move']:<6} {m['reward']:>8g} {_fmt(m['afterstate_value'], sol.objective):>18} "
+              f"{_fmt(m['total'], sol.objective):>18}{mark}")
+
+
+def _play(args):
+    from ..games.g2048.play import play
+    from ..games.g2048.solution import Solution
+
+    sol = Solution(args.run_dir)
+    result = play(sol, args.games, args.seed, progress=not args.json)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return
+    f = lambda v: _fmt(v, sol.objective)  # noqa: E731
+    lo, hi = result.ci95
+    what = "score" if sol.objective == "score" else f"fraction reaching {sol.target_tile}"
+    inside = "inside" if lo <= result.expected_score <= hi else "OUTSIDE"
+    print(f"{sol.run.directory.name}: {result.games} games from random starts, seed {result.seed}, "
+          "optimal policy")
+    print(f"mean {what} {f(result.mean_score)}, 95% interval [{f(lo)}, {f(hi)}]")
+    print(f"exact expected {'score' if sol.objective == 'score' else 'P(reach)'} "
+          f"{f(result.expected_score)} ({inside} the interval)")
+    if sol.objective != "score":
+        print(f"mean merge points {result.mean_points:.2f}")
+    print("largest tile: " + ", ".join(f"{t}: {c} ({100 * c / result.games:.2f}%)"
+                                       for t, c in result.largest_tile.items()))
+
+
+def _plots(args):
+    from ..games.g2048.plots import write_plots
+    write_plots(args.run_dir)
+
+
 def register(subparsers):
     p = subparsers.add_parser("2048", help="2048 on small boards: solve, query, play")
     sub = p.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -63,6 +127,12 @@ def register(subparsers):
         q = sub.add_parser(name, help=text)
         _add_run_args(q)
         q.add_argument("--ages", required=True, help="block of ages FIRST-LAST, e.g. 4-130")
+        q.add_argument("--chunk", type=int, default=1 << 14, help="layer positions per dask task")
+        q.add_argument("--scheduler-address", default=None,
+                       help="dask.distributed scheduler to run the chunks on (default: local threads)")
+        q.add_argument("--memory-limit", type=int, default=None,
+                       help="bytes of working memory (forward: sorted runs before spilling to disk; "
+                            "backward: the expansions of the chunks in flight)")
         q.set_defaults(handler=handler)
     q = sub.add_parser("report", help="report stage: summary.csv and solution.json")
     _add_run_args(q)
@@ -72,3 +142,19 @@ def register(subparsers):
     _add_run_args(q)
     q.add_argument("--max-age", type=int, default=None, help="stop after the forward pass at this age")
     q.set_defaults(handler=_solve)
+    q = sub.add_parser("query", help="value and best move of a board in a solved run")
+    q.add_argument("run_dir", help="solved run directory, e.g. results/2048_3x3")
+    q.add_argument("board", metavar="BOARD",
+                   help="rows separated by '/', tiles as numbers, '.' or 0 for empty, e.g. "
+                        "\"2 4 . / . 8 . / . . 2\"")
+    q.add_argument("--json", action="store_true", help="print JSON: value, best, moves")
+    q.set_defaults(handler=_query)
+    q = sub.add_parser("play", help="Monte Carlo games with the solved policy from random starts")
+    q.add_argument("run_dir", help="solved run directory, e.g. results/2048_3x3")
+    q.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
+    q.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    q.add_argument("--json", action="store_true", help="print JSON instead of text")
+    q.set_defaults(handler=_play)
+    q = sub.add_parser("plots", help="plots per age into RUN_DIR/plots/ (the report rule runs it)")
+    q.add_argument("run_dir", help="run directory, e.g. results/2048_3x3")
+    q.set_defaults(handler=_plots)

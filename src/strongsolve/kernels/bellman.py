@@ -19,13 +19,12 @@ The expansion is given as a two-level CSR structure, built by the game:
 - ``cand_next`` int64[C]: index of the successor in ``next_value``
 - ``cand_sign`` float64[C]: +1 or -1 (see above)
 
-Ties go to the first best candidate, so results are deterministic.
+Ties go to the first best candidate, so results are deterministic. The kernels are serial and release
+the GIL; large layers are backed up chunk by chunk in parallel (:mod:`strongsolve.parallel`).
 """
 
 import numpy as np
-from numba import prange
-
-from .options import njit, njit_parallel
+from .options import njit
 
 
 @njit
@@ -51,10 +50,10 @@ def _backup_node(x, node_ptr, out_prob, out_ptr, cand_reward, cand_next, cand_si
     return total
 
 
-@njit_parallel
+@njit
 def backup(node_ptr, out_prob, out_ptr, cand_reward, cand_next, cand_sign, next_value, maximize,
            empty_value):
-    """One Jacobi Bellman backup of every node.
+    """One Jacobi Bellman backup of every node (serial; ``nogil``).
 
     Parameters
     ----------
@@ -77,7 +76,7 @@ def backup(node_ptr, out_prob, out_ptr, cand_reward, cand_next, cand_sign, next_
     n = node_ptr.shape[0] - 1
     value = np.empty(n, np.float64)
     best = np.empty(out_prob.shape[0], np.int64)
-    for x in prange(n):
+    for x in range(n):
         value[x] = _backup_node(x, node_ptr, out_prob, out_ptr, cand_reward, cand_next, cand_sign,
                                 next_value, maximize, empty_value, best)
     return value, best

@@ -17,12 +17,13 @@ import time
 import numpy as np
 
 from ...kernels.bellman import backup
+from ...parallel import chunk_bounds, default_workers, map_chunks
 from ...store.atomic import write_json_atomic
 from ...store.layers import checksum, remove_stale_temporaries, write_layer
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
 
-DEFAULT_CHUNK = 1 << 16  # afterstates per backup call: bounds the CSR expansion to ~100 MB
+DEFAULT_CHUNK = 1 << 13  # afterstates per parallel task: bounds each CSR expansion to ~10 MB
 
 
 def _raise_for(error, what):
@@ -34,9 +35,26 @@ def _raise_for(error, what):
     assert error == OK
 
 
+def expansion_bytes(tables):
+    """Upper bound of the CSR expansion's bytes per afterstate: two spawns per empty cell (at most
+    cells - 1), each an outcome (8 + 8 + 8 bytes with the best-move slot) with up to 4 candidates
+    (8 + 8 + 8 bytes each, plus the same again for their scratch slots)."""
+    outcomes = 2 * (tables.cells - 1)
+    return outcomes * (24 + 4 * 48) + 16
+
+
+def _backup_task(ids, p2, kernel_args, target_exp, next2, next4, next_value):
+    rows, cols, line_result, line_reward, sym = kernel_args
+    *expansion, error = expand_afterstates(ids, p2, rows, cols, line_result, line_reward, sym,
+                                           target_exp, next2, next4)
+    if error != OK:
+        return None, error
+    return backup(*expansion, next_value, True, 0.0)[0], OK
+
+
 def afterstate_values(ids, tables, p2, target_exp, next2, values2, next4, values4,
-                      chunk=DEFAULT_CHUNK):
-    """Bellman backup of one afterstate layer.
+                      chunk=DEFAULT_CHUNK, memory_limit=None, client=None):
+    """Bellman backup of one afterstate layer, chunk by chunk in parallel (dask).
 
     Parameters
     ----------
@@ -52,21 +70,28 @@ def afterstate_values(ids, tables, p2, target_exp, next2, values2, next4, values
     next4, values4 : uint64[A4], float64[A4]
         Afterstate layer and values of age n + 4.
     chunk : int
-        Afterstates per backup call (memory bound).
+        Afterstates per parallel task.
+    memory_limit : int, optional
+        Bytes for the expansions of the tasks in flight: lowers ``chunk`` so that
+        ``workers * chunk * expansion_bytes(tables)`` stays below it.
+    client : distributed.Client, optional
+        Run the chunks on this dask cluster (default: threads in this process).
 
     Returns
     -------
     float64[A]
+        Identical whatever ``chunk`` and the scheduler: each value is computed by the same
+        operations in the same order.
     """
-    rows, cols, line_result, line_reward, sym = tables.kernel_args()
+    if memory_limit is not None:
+        chunk = max(1, min(chunk, memory_limit // (default_workers() * expansion_bytes(tables))))
     next_value = np.concatenate([values2, values4, np.zeros(1)])
-    out = np.empty(ids.size, np.float64)
-    for lo in range(0, ids.size, chunk):
-        *expansion, error = expand_afterstates(ids[lo:lo + chunk], p2, rows, cols, line_result,
-                                               line_reward, sym, target_exp, next2, next4)
-        _raise_for(error, f"afterstates {lo}..{lo + chunk}")
-        out[lo:lo + chunk], _ = backup(*expansion, next_value, True, 0.0)
-    return out
+    chunks = [ids[lo:hi] for lo, hi in chunk_bounds(ids.size, chunk)]
+    results = map_chunks(_backup_task, chunks, p2, tables.kernel_args(), target_exp, next2, next4,
+                         next_value, client=client)
+    for k, (_, error) in enumerate(results):
+        _raise_for(error, f"afterstates {k * chunk}..{(k + 1) * chunk}")
+    return np.concatenate([v for v, _ in results]) if results else np.empty(0, np.float64)
 
 
 def state_values(states, tables, target_exp, layer_ids, layer_values):
@@ -93,7 +118,7 @@ def state_values(states, tables, target_exp, layer_ids, layer_values):
     return backup(*expansion, np.concatenate([layer_values, np.zeros(1)]), True, 0.0)
 
 
-def run_backward(run, ages, log=sys.stderr):
+def run_backward(run, ages, log=sys.stderr, **options):
     """Backward stage of one block of consecutive ages: write each age's value layer.
 
     Ages are processed from the highest down. An age whose value layer is already complete and
@@ -105,6 +130,8 @@ def run_backward(run, ages, log=sys.stderr):
     ages : list of int
         Consecutive even ages; the value layers of ``max(ages) + 2`` and ``max(ages) + 4`` must exist
         (or lie beyond the last age).
+    options
+        ``chunk``, ``client`` for :func:`afterstate_values`.
 
     Raises
     ------
@@ -133,7 +160,7 @@ def run_backward(run, ages, log=sys.stderr):
             next2, values2 = window(n + 2)
             next4, values4 = window(n + 4)
             values = afterstate_values(ids, run.tables, run.p2, run.target_exp, next2, values2,
-                                       next4, values4)
+                                       next4, values4, **options)
             write_layer(path, {"values": values},
                         dict(run.params(), age=n, num_afterstates=int(ids.size),
                              afterstates_checksum=checksum(ids)))

@@ -3,7 +3,8 @@
 The forward pass uses :func:`spawn_states` and :func:`move_successors` to enumerate layers; the
 backward pass uses :func:`expand_afterstates` to build the two-level CSR expansion that the shared
 Bellman backup (:mod:`strongsolve.kernels.bellman`) consumes. Every kernel is deterministic: outputs
-are written to slots fixed by prefix sums, never appended by racing threads.
+are written to slots fixed by prefix sums. Kernels are serial and release the GIL: the stage drivers
+run them on chunks of a layer in parallel through :mod:`strongsolve.parallel` (dask).
 
 Objectives (issue 6): ``target_exp == 0`` is the score objective (reward = merge points). With
 ``target_exp = k > 0`` (reach-a-tile, as in twenty48) a move that makes a tile of 2^k or more ends the
@@ -11,9 +12,7 @@ position with reward 1 and no afterstate; every other move has reward 0, so valu
 """
 
 import numpy as np
-from numba import prange
-
-from ...kernels.options import njit, njit_parallel
+from ...kernels.options import njit
 from .board import canonical_id, count_empty, move_id
 
 _U15 = np.uint64(15)
@@ -33,7 +32,7 @@ def has_tile(b, cells, exponent):
     return False
 
 
-@njit_parallel
+@njit
 def spawn_states(afterstates, exponent, rows, cols, sym):
     """Canonical states made by spawning tile 2^exponent on each empty cell of each afterstate.
 
@@ -56,7 +55,7 @@ def spawn_states(afterstates, exponent, rows, cols, sym):
         offsets[k + 1] = offsets[k] + count_empty(afterstates[k], cells)
     out = np.empty(offsets[n], np.uint64)
     e = np.uint64(exponent)
-    for k in prange(n):
+    for k in range(n):
         a = afterstates[k]
         j = offsets[k]
         for i in range(cells):
@@ -67,7 +66,7 @@ def spawn_states(afterstates, exponent, rows, cols, sym):
     return out
 
 
-@njit_parallel
+@njit
 def move_successors(states, rows, cols, line_result, line_reward, sym, target_exp):
     """Canonical afterstates of every legal move of every state (a move reaching the target tile
     ends the position: it is legal but yields no afterstate).
@@ -87,7 +86,7 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
     legal = np.zeros(4 * n, np.bool_)
     is_terminal = np.zeros(n, np.int64)
     overflow = np.zeros(n, np.int64)
-    for k in prange(n):
+    for k in range(n):
         s = states[k]
         any_legal = False
         for d in range(4):
@@ -142,7 +141,7 @@ def _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp, layer
     return m
 
 
-@njit_parallel
+@njit
 def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sym, target_exp, layer2,
                        layer4):
     """Two-level CSR expansion of afterstates for the Bellman backup.
@@ -173,7 +172,7 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     errors = np.zeros(n, np.int64)
     offset4 = layer2.shape[0]
     zero_index = layer2.shape[0] + layer4.shape[0]
-    for k in prange(n):
+    for k in range(n):
         a = afterstates[k]
         o = node_ptr[k]
         empty = (node_ptr[k + 1] - o) // 2
@@ -209,7 +208,7 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     cand_reward = np.empty(n_cand, np.float64)
     cand_next = np.empty(n_cand, np.int64)
     cand_sign = np.ones(n_cand, np.float64)
-    for o in prange(n_out):
+    for o in range(n_out):
         for j in range(counts[o]):
             cand_reward[out_ptr[o] + j] = slot_reward[o, j]
             cand_next[out_ptr[o] + j] = slot_next[o, j]

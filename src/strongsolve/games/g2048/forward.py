@@ -12,11 +12,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...kernels.external import SortedRuns
 from ...kernels.sort import sort_unique
+from ...parallel import chunk_bounds, map_chunks
 from ...store.atomic import write_json_atomic
 from ...store.layers import remove_stale_temporaries, write_layer
 from .board import TileOverflowError, age, start_states
 from .expand import OVERFLOW, move_successors, spawn_states
+
+
+DEFAULT_CHUNK = 1 << 14  # layer positions per parallel task: ~1 ms of work, enough tasks to share
 
 
 @dataclass
@@ -45,11 +50,30 @@ def starts_of_age(rows, cols, p2, n):
     return np.array([s for s, p in zip(ids, probs) if p > 0 and age(s) == n], np.uint64)
 
 
-def expand_layer(n, tables, p2, target_exp, prev2, prev4):
+def _spawn_task(chunk, exponent, kernel_args):
+    rows, cols, _, _, sym = kernel_args
+    return spawn_states(chunk, exponent, rows, cols, sym)
+
+
+def _move_task(states, kernel_args, target_exp):
+    moved, legal, terminal, error = move_successors(states, *kernel_args, target_exp)
+    return sort_unique(moved[legal]), int(terminal), int(error)
+
+
+def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, memory_limit=None,
+                 spill_dir=None, client=None):
     """Compute the layer of age ``n`` from the afterstate layers of ages ``n - 2`` and ``n - 4``.
+
+    The spawns and then the moves are computed chunk by chunk (``chunk`` source positions per task,
+    in parallel through dask); each chunk's IDs are sorted and deduplicated as a run; with a
+    ``memory_limit`` the runs are spilled to ``spill_dir`` and k-way merged
+    (:class:`strongsolve.kernels.external.SortedRuns`). The result does not depend on ``chunk``,
+    ``memory_limit`` or the scheduler.
 
     Parameters
     ----------
+    n : int
+        The age (points).
     tables : board.Tables
     p2 : float
         Probability of a 2-spawn: a 2 (or a 4) with probability 0 is never spawned.
@@ -57,6 +81,14 @@ def expand_layer(n, tables, p2, target_exp, prev2, prev4):
         0 for the score objective, else the exponent of the target tile (a move reaching it ends).
     prev2, prev4 : uint64[...]
         Sorted afterstate layers of ages ``n - 2`` and ``n - 4`` (empty arrays when none).
+    chunk : int
+        Layer positions per parallel task.
+    memory_limit : int, optional
+        Bytes of sorted runs held in memory before spilling (None: no limit).
+    spill_dir : Path, optional
+        Directory for spilled runs (required with ``memory_limit``).
+    client : distributed.Client, optional
+        Run the chunks on this dask cluster (default: threads in this process).
 
     Returns
     -------
@@ -67,25 +99,35 @@ def expand_layer(n, tables, p2, target_exp, prev2, prev4):
     TileOverflowError
         If a move would make a tile above 2^15 (a 4x4 board beyond the 4-bit cap).
     """
-    rows, cols, line_result, line_reward, sym = tables.kernel_args()
-    parts = []
-    if p2 > 0.0 and prev2.size:
-        parts.append(spawn_states(prev2, 1, rows, cols, sym))
-    if p2 < 1.0 and prev4.size:
-        parts.append(spawn_states(prev4, 2, rows, cols, sym))
-    parts.append(starts_of_age(rows, cols, p2, n))
-    states = sort_unique(np.concatenate(parts))
-    moved, legal, terminal, error = move_successors(states, rows, cols, line_result, line_reward, sym,
-                                                    target_exp)
-    if error == OVERFLOW:
-        raise TileOverflowError(f"at age {n} a move of a {rows}x{cols} board would make a tile above "
-                                "32768, which does not fit in 4 bits; cap the ages with max_age")
-    afterstates = sort_unique(moved[legal])
-    return ForwardLayer(n, int(states.size), int(terminal), afterstates)
+    args = tables.kernel_args()
+    num_states = terminal = 0
+    after_parts = []
+    with SortedRuns(memory_limit, spill_dir) as states, SortedRuns(memory_limit, spill_dir) as after:
+        for layer, exponent, used in ((prev2, 1, p2 > 0.0), (prev4, 2, p2 < 1.0)):
+            if used:
+                chunks = [layer[lo:hi] for lo, hi in chunk_bounds(layer.size, chunk)]
+                for run in map_chunks(_spawn_task, chunks, exponent, args, client=client):
+                    states.add(run)
+        states.add(starts_of_age(tables.rows, tables.cols, p2, n))
+        for block in states.merged():
+            num_states += block.size
+            chunks = [block[lo:hi] for lo, hi in chunk_bounds(block.size, chunk)]
+            for run, term, error in map_chunks(_move_task, chunks, args, target_exp, client=client):
+                if error == OVERFLOW:
+                    raise TileOverflowError(
+                        f"at age {n} a move of a {tables.rows}x{tables.cols} board would make a tile "
+                        "above 32768, which does not fit in 4 bits; cap the ages with max_age")
+                terminal += term
+                after.add(run)
+        after_parts = list(after.merged())
+    afterstates = np.concatenate(after_parts) if after_parts else np.empty(0, np.uint64)
+    return ForwardLayer(n, int(num_states), int(terminal), afterstates)
 
 
-def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0):
+def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0, **options):
     """Enumerate the layers in memory, age by age (for benchmarks and small boards).
+
+    ``options`` go to :func:`expand_layer` (``chunk``, ``memory_limit``, ``spill_dir``, ``client``).
 
     Yields
     ------
@@ -98,13 +140,13 @@ def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0):
     empty = np.empty(0, np.uint64)
     for n in run.ages(max_age):
         layer = expand_layer(n, run.tables, p2, run.target_exp, window.get(n - 2, empty),
-                             window.get(n - 4, empty))
+                             window.get(n - 4, empty), **options)
         window = {a: v for a, v in window.items() if a > n - 4}
         window[n] = layer.afterstates
         yield layer
 
 
-def run_forward(run, ages, log=sys.stderr):
+def run_forward(run, ages, log=sys.stderr, **options):
     """Forward stage of one block of consecutive ages: write each age's afterstate layer.
 
     An age whose layer is already complete and verified is not recomputed (resume after a kill).
@@ -115,6 +157,9 @@ def run_forward(run, ages, log=sys.stderr):
     run : run.Run
     ages : list of int
         Consecutive even ages, increasing; the layers of ``ages[0] - 2`` and ``ages[0] - 4`` must exist.
+    options
+        ``chunk``, ``memory_limit``, ``client`` for :func:`expand_layer` (spills go to
+        ``<run>/.spill``).
 
     Raises
     ------
@@ -142,7 +187,7 @@ def run_forward(run, ages, log=sys.stderr):
         else:
             t = time.perf_counter()
             layer = expand_layer(n, run.tables, run.p2, run.target_exp, layer_ids(n - 2),
-                                 layer_ids(n - 4))
+                                 layer_ids(n - 4), spill_dir=run.directory / ".spill", **options)
             attrs = dict(run.params(), age=n, num_states=layer.num_states,
                          num_terminal=layer.num_terminal, num_afterstates=int(layer.afterstates.size))
             write_layer(path, {"ids": layer.afterstates}, attrs)

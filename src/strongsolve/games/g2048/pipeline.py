@@ -18,7 +18,7 @@ def blocks(ages, ages_per_job):
 
 
 def solve(results_dir, rows, cols, p2=DEFAULT_P2, target_tile=0, max_age=None, ages_per_job=64,
-          log=sys.stderr):
+          log=sys.stderr, **options):
     """Strongly solve 2048 on a ``rows x cols`` board, writing every layer under ``results_dir``.
 
     Parameters
@@ -33,6 +33,9 @@ def solve(results_dir, rows, cols, p2=DEFAULT_P2, target_tile=0, max_age=None, a
         0 for the score objective, else the tile to reach (issue 6).
     max_age : int, optional
         Stop after the forward pass at this age (no values, no solution.json).
+    options
+        ``chunk``, ``memory_limit`` (bytes) and ``client`` (a dask.distributed Client) for the
+        stages; the results are the same whatever they are.
 
     Returns
     -------
@@ -42,8 +45,8 @@ def solve(results_dir, rows, cols, p2=DEFAULT_P2, target_tile=0, max_age=None, a
     run = Run(results_dir, rows, cols, p2, target_tile)
     ages = run.ages(max_age)
     for block in blocks(ages, ages_per_job):
-        run_forward(run, block, log)
+        run_forward(run, block, log, **options)
     if max_age is None or max_age >= run.last_age:
         for block in reversed(blocks(ages, ages_per_job)):
-            run_backward(run, block, log)
+            run_backward(run, block, log, **options)
     return run_report(run, max_age)

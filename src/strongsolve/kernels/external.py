@@ -1,0 +1,103 @@
+"""External sort-unique of uint64 IDs in bounded memory (issue 4).
+
+The forward pass produces a layer's IDs chunk by chunk. :class:`SortedRuns` keeps each chunk's
+sorted unique run in memory until they hold half of ``memory_limit``, then merges them into one run
+and spills it to disk (a ``.npy`` file). :meth:`SortedRuns.merged` streams the sorted unique union as
+blocks by a k-way merge over memory-mapped runs: each block takes, from every run, the values up to a
+bound chosen so that no run contributes more than its share, so a block never exceeds the block size.
+The result is the same set in the same order whatever the chunking or the limit (determinism).
+"""
+
+import shutil
+import uuid
+from pathlib import Path
+
+import numpy as np
+
+from .sort import sort_unique
+
+
+class SortedRuns:
+    """Accumulate uint64 chunks; read back their sorted unique union in blocks.
+
+    Parameters
+    ----------
+    memory_limit : int, optional
+        Bytes of runs held in memory before spilling (None: never spill).
+    spill_dir : str or Path, optional
+        Where spilled runs go (a private subdirectory is made and removed by :meth:`close`).
+    """
+
+    def __init__(self, memory_limit=None, spill_dir=None):
+        if memory_limit is not None and memory_limit < 1024:
+            raise ValueError(f"memory_limit = {memory_limit!r} bytes is not allowed; allowed: >= 1024")
+        self.memory_limit = memory_limit
+        self._mem = []
+        self._mem_bytes = 0
+        self._dir = Path(spill_dir) / f"runs-{uuid.uuid4().hex[:8]}" if spill_dir else None
+        self._files = []
+        self.spilled_runs = 0
+
+    def add(self, ids):
+        """Add a chunk of IDs (uint64[N], any order, repeats allowed)."""
+        run = sort_unique(ids)
+        self._mem.append(run)
+        self._mem_bytes += run.nbytes
+        if self.memory_limit is not None and self._mem_bytes > self.memory_limit // 2:
+            self._spill()
+
+    def _spill(self):
+        if self._dir is None:
+            raise ValueError("memory_limit is set but no spill directory was given")
+        run = sort_unique(np.concatenate(self._mem)) if len(self._mem) > 1 else self._mem[0]
+        self._dir.mkdir(parents=True, exist_ok=True)
+        path = self._dir / f"run_{len(self._files):05d}.npy"
+        np.save(path, run)
+        self._files.append(path)
+        self.spilled_runs += 1
+        self._mem, self._mem_bytes = [], 0
+
+    def merged(self, block_bytes=None):
+        """Yield the sorted unique union as consecutive uint64 blocks (increasing, disjoint).
+
+        Parameters
+        ----------
+        block_bytes : int, optional
+            Largest block (default: a quarter of ``memory_limit``; everything in one block when no
+            limit is set and nothing was spilled).
+        """
+        if not self._files:
+            if self._mem:
+                yield sort_unique(np.concatenate(self._mem))
+            return
+        if self._mem:
+            self._spill()
+        runs = [np.load(f, mmap_mode="r") for f in self._files]
+        block = max(1, (block_bytes or max(8192, self.memory_limit // 4)) // 8)
+        pos = [0] * len(runs)
+        while True:
+            active = [k for k, r in enumerate(runs) if pos[k] < r.shape[0]]
+            if not active:
+                return
+            step = max(1, block // len(active))
+            # inclusive bound: the smallest of the runs' window ends, so no run gives more than `step`
+            hi = min(runs[k][min(pos[k] + step, runs[k].shape[0]) - 1] for k in active)
+            parts = []
+            for k in active:
+                window = runs[k][pos[k]:pos[k] + step]
+                end = pos[k] + int(np.searchsorted(window, hi, side="right"))
+                parts.append(np.asarray(runs[k][pos[k]:end]))
+                pos[k] = end
+            yield sort_unique(np.concatenate(parts))
+
+    def close(self):
+        """Remove the spilled runs."""
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+        self._mem, self._files = [], []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

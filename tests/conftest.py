@@ -1,0 +1,53 @@
+"""Shared pytest fixtures: the public cases file and the naive 2048 reference solutions."""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import naive
+
+# The repo and shared/ sit side by side (here /work/main and /work/shared; in CI a clone with a
+# copy of shared/ beside it).
+CASES_PATH = Path(__file__).resolve().parents[2] / "shared" / "cases" / "cases.json"
+
+
+@pytest.fixture(scope="session")
+def cases():
+    """The expected values from public sources (shared/cases/cases.json), keyed by case name."""
+    with open(CASES_PATH, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@dataclass(frozen=True)
+class Naive2048:
+    """A naive 2048 solve of one board shape with its reachable sets and canonical counts."""
+
+    rows: int
+    cols: int
+    solution: naive.NaiveSolution
+    states: frozenset
+    afterstates: frozenset
+    counts: dict
+
+
+@pytest.fixture(scope="session")
+def naive_2048():
+    """Return a function (rows, cols) -> Naive2048 at p2 = 0.9, each shape computed once."""
+    solved = {}
+
+    def get(rows, cols):
+        if (rows, cols) not in solved:
+            states, afterstates = naive.reachable(rows, cols)
+            solved[rows, cols] = Naive2048(
+                rows=rows,
+                cols=cols,
+                solution=naive.solve(rows, cols),
+                states=frozenset(states),
+                afterstates=frozenset(afterstates),
+                counts=naive.count_canonical(states, afterstates),
+            )
+        return solved[rows, cols]
+
+    return get

@@ -1,0 +1,934 @@
+"""Plain-Python reference solvers for every game, one section per game.
+
+Each section is a slow, obviously correct brute force written separately from the fast numba
+kernels in ``src/strongsolve``: no numba, no layering tricks, no shared code with the package.
+The tests compare the fast solvers against these references on small instances. Sections are
+appended at the end of this module, one per game.
+"""
+
+# ---------------------------------------------------------------------------------------------
+# 2048
+#
+# Rules (Kaneko & Yamashita 2025, "Strongly Solving 2048 4x3"; the original game by G. Cirulli):
+# tiles slide toward the wall; equal neighbours merge once per move, the pair nearest the wall
+# first; the reward is the sum of the new (merged) tiles; a move is legal iff the board changes.
+# A spawn puts a 2 (probability p2) or a 4 (probability 1 - p2) on a uniformly chosen empty cell.
+# The game starts with two spawns on the empty board and ends when no move is legal.
+#
+# Boards are tuples of rows, each a tuple of tile values (0 = empty). The solver is a memoised
+# expectimax over boards: no ages and no symmetry. Symmetry lives apart, in ``symmetries`` and
+# ``canonical``, only to count the reachable sets the way the fast solver reports them.
+# ---------------------------------------------------------------------------------------------
+
+DIRECTIONS = ("left", "right", "up", "down")
+
+
+def slide_line(line):
+    """Slide a line toward index 0 and merge; return (new_line, reward) with new_line a tuple."""
+    tiles = [value for value in line if value]
+    merged = []
+    reward = 0
+    i = 0
+    while i < len(tiles):
+        if i + 1 < len(tiles) and tiles[i] == tiles[i + 1]:
+            # the pair nearest the wall merges first, and the new tile does not merge again
+            merged.append(2 * tiles[i])
+            reward += 2 * tiles[i]
+            i += 2
+        else:
+            merged.append(tiles[i])
+            i += 1
+    return tuple(merged) + (0,) * (len(line) - len(merged)), reward
+
+
+def _transpose(board):
+    return tuple(zip(*board))
+
+
+def _mirror_left_right(board):
+    return tuple(tuple(reversed(row)) for row in board)
+
+
+def _mirror_up_down(board):
+    return tuple(reversed(board))
+
+
+def _move_left(board):
+    rows = []
+    reward = 0
+    for row in board:
+        new_row, row_reward = slide_line(row)
+        rows.append(new_row)
+        reward += row_reward
+    return tuple(rows), reward
+
+
+def move(board, direction):
+    """Apply a move; return (new_board, reward, changed).
+
+    ``direction`` is one of ``DIRECTIONS``: left is toward column 0, up is toward row 0.
+    """
+    if direction == "left":
+        new, reward = _move_left(board)
+    elif direction == "right":
+        new, reward = _move_left(_mirror_left_right(board))
+        new = _mirror_left_right(new)
+    elif direction == "up":
+        new, reward = _move_left(_transpose(board))
+        new = _transpose(new)
+    elif direction == "down":
+        new, reward = _move_left(_mirror_left_right(_transpose(board)))
+        new = _transpose(_mirror_left_right(new))
+    else:
+        raise ValueError(f"direction {direction!r} is not one of {DIRECTIONS}")
+    new = tuple(tuple(row) for row in new)
+    return new, reward, new != board
+
+
+def legal_moves(board):
+    """Return [(direction, new_board, reward)] for every move that changes the board."""
+    result = []
+    for direction in DIRECTIONS:
+        new, reward, changed = move(board, direction)
+        if changed:
+            result.append((direction, new, reward))
+    return result
+
+
+def age(board):
+    """Sum of the tiles."""
+    return sum(sum(row) for row in board)
+
+
+def empty_board(rows, cols):
+    return tuple((0,) * cols for _ in range(rows))
+
+
+def _place(board, r, c, value):
+    row = board[r][:c] + (value,) + board[r][c + 1:]
+    return board[:r] + (row,) + board[r + 1:]
+
+
+def spawns(board, p2=0.9):
+    """Return [(board, probability)] for every spawn with non-zero probability."""
+    if not 0.0 <= p2 <= 1.0:
+        raise ValueError(f"p2 = {p2} is not a probability in [0, 1]")
+    empty = [(r, c) for r, row in enumerate(board) for c, value in enumerate(row) if value == 0]
+    outcomes = []
+    for r, c in empty:
+        for value, p in ((2, p2), (4, 1.0 - p2)):
+            if p > 0.0:
+                outcomes.append((_place(board, r, c, value), p / len(empty)))
+    return outcomes
+
+
+def start_distribution(rows, cols, p2=0.9):
+    """Return {board: probability} of the start: two spawns on the empty board."""
+    if rows * cols < 2:
+        raise ValueError(f"a {rows}x{cols} board cannot hold the two start tiles")
+    distribution = {}
+    for first, p_first in spawns(empty_board(rows, cols), p2):
+        for second, p_second in spawns(first, p2):
+            distribution[second] = distribution.get(second, 0.0) + p_first * p_second
+    return distribution
+
+
+def reachable(rows, cols, p2=0.9, max_age=None):
+    """Return (states, afterstates): the sets of boards reachable from the random start.
+
+    With ``max_age``, only boards whose tiles sum to at most ``max_age`` are kept; this loses
+    nothing below the cap, since a move keeps the tile sum and a spawn raises it.
+    """
+    states = {s for s in start_distribution(rows, cols, p2) if max_age is None or age(s) <= max_age}
+    afterstates = set()
+    frontier = list(states)
+    while frontier:
+        state = frontier.pop()
+        for _, after, _ in legal_moves(state):
+            if after in afterstates:
+                continue
+            afterstates.add(after)
+            for child, _ in spawns(after, p2):
+                if max_age is not None and age(child) > max_age:
+                    continue
+                if child not in states:
+                    states.add(child)
+                    frontier.append(child)
+    return states, afterstates
+
+
+class NaiveSolution:
+    """Memoised expectimax values of 2048 on one board shape.
+
+    ``state_value(board)`` is the best over legal moves of reward + afterstate value (0 when no
+    move is legal); ``afterstate_value(board)`` is the expectation over spawns of the state value.
+    Both accept any board and are evaluated on demand, with an explicit stack instead of recursion.
+    """
+
+    def __init__(self, rows, cols, p2=0.9):
+        self.rows = rows
+        self.cols = cols
+        self.p2 = p2
+        self._state_values = {}
+        self._afterstate_values = {}
+        self.start = start_distribution(rows, cols, p2)
+        self.expected_score = sum(p * self.state_value(board) for board, p in self.start.items())
+
+    def state_value(self, board):
+        self._evaluate(("state", board))
+        return self._state_values[board]
+
+    def afterstate_value(self, board):
+        if all(value for row in board for value in row):
+            raise ValueError(f"afterstate {board} has no empty cell for a spawn")
+        self._evaluate(("after", board))
+        return self._afterstate_values[board]
+
+    def _evaluate(self, root):
+        # Post-order walk: a node is valued once all its children are; values never form a cycle
+        # because every spawn adds a tile.
+        stack = [root]
+        while stack:
+            kind, board = stack[-1]
+            if kind == "state":
+                if board in self._state_values:
+                    stack.pop()
+                    continue
+                options = legal_moves(board)
+                pending = [("after", a) for _, a, _ in options if a not in self._afterstate_values]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                self._state_values[board] = max(
+                    (reward + self._afterstate_values[a] for _, a, reward in options), default=0.0
+                )
+            else:
+                if board in self._afterstate_values:
+                    stack.pop()
+                    continue
+                outcomes = spawns(board, self.p2)
+                pending = [("state", s) for s, _ in outcomes if s not in self._state_values]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                self._afterstate_values[board] = sum(p * self._state_values[s] for s, p in outcomes)
+            stack.pop()
+
+
+def solve(rows, cols, p2=0.9):
+    """Solve the board shape; return a ``NaiveSolution``."""
+    return NaiveSolution(rows, cols, p2)
+
+
+def board_id(board):
+    """Pack a board: cell i = row*cols + col holds log2(tile) (0 = empty) in bits 4i..4i+3."""
+    packed = 0
+    for i, value in enumerate(value for row in board for value in row):
+        if value:
+            exponent = value.bit_length() - 1
+            if value != 1 << exponent or not 1 <= exponent <= 15:
+                raise ValueError(f"tile {value} is not a power of two between 2 and 2**15")
+            packed |= exponent << (4 * i)
+    return packed
+
+
+def board_from_id(packed, rows, cols):
+    """Inverse of ``board_id``."""
+    exponents = [(packed >> (4 * i)) & 0xF for i in range(rows * cols)]
+    values = [1 << e if e else 0 for e in exponents]
+    return tuple(tuple(values[r * cols:(r + 1) * cols]) for r in range(rows))
+
+
+def symmetries(board):
+    """Images of the board under its symmetry group: 8 (dihedral) if square, else 4."""
+    images = [
+        board,
+        _mirror_left_right(board),
+        _mirror_up_down(board),
+        _mirror_up_down(_mirror_left_right(board)),
+    ]
+    if len(board) == len(board[0]):
+        images += [_transpose(image) for image in list(images)]
+    return [tuple(tuple(row) for row in image) for image in images]
+
+
+def canonical(board):
+    """The image of the board with the smallest ``board_id``."""
+    return min(symmetries(board), key=board_id)
+
+
+def canonical_counts(rows, cols, p2=0.9, max_age=None):
+    """Return {age: (states, afterstates, terminal_states)} of the canonicalised reachable sets.
+
+    ``max_age`` caps the ages as in ``reachable``.
+    """
+    return count_canonical(*reachable(rows, cols, p2, max_age))
+
+
+def count_canonical(states, afterstates):
+    """Return {age: (states, afterstates, terminal_states)} after canonicalising both sets."""
+    counts = {}
+
+    def bump(board, slot):
+        row = counts.setdefault(age(board), [0, 0, 0])
+        row[slot] += 1
+
+    for state in {canonical(s) for s in states}:
+        bump(state, 0)
+        if not legal_moves(state):
+            bump(state, 2)
+    for after in {canonical(a) for a in afterstates}:
+        bump(after, 1)
+    return {a: tuple(row) for a, row in sorted(counts.items())}
+
+
+# ---------------------------------------------------------------------------------------------
+# Truco Paulista (heads-up, one hand) and zero-sum extensive-form games
+#
+# Rules (pagat.com "Brazilian Truco", https://www.pagat.com/put/truco_br.html; miniTruco's
+# regras_en.txt for ties; the issue "Truco Paulista, part 1" for the heads-up reading): 40 cards
+# 4 5 6 7 Q J K A 2 3 x ouros espadas copas paus; the manilhas are the rank after the vira's in that
+# cycle and beat every common card, paus > copas > espadas > ouros; common cards of one rank tie.
+# Mano leads trick 1; a trick's winner leads the next, after a tie the same player leads again.
+# Two tricks win; a tied first trick goes to the next decided trick; a later tie after a decided
+# first trick goes to the first trick's winner; three ties: nobody. Raises 1 -> 3 -> 6 -> 9 -> 12 on
+# one's turn before a card; the answer is accept, fold (the raiser scores the value before the
+# raise) or raise again; after an accept only the acceptor may raise. With exactly one side at 11
+# that side plays for 3 without raises or folds (the other scores 1); at 11-11 no raises.
+#
+# The engine replays an action list from the start every time (no incremental state), cards are
+# strings like "7c", and players are roles: 0 mano, 1 pé. The zero-sum solvers work on plain
+# nested trees and solve exactly with the sequence-form linear program (Koller, Megiddo and von
+# Stengel 1996) through scipy's HiGHS.
+# ---------------------------------------------------------------------------------------------
+
+TRUCO_ORDER = "4567QJKA23"
+TRUCO_SUITS = "dshc"
+TRUCO_LADDER = [1, 3, 6, 9, 12]
+
+
+def truco_beats(a, b, vira):
+    """+1 if card a beats card b, -1 if b beats a, 0 for a tie (strings like '7c')."""
+    manilha = TRUCO_ORDER[(TRUCO_ORDER.index(vira[0]) + 1) % 10]
+
+    def key(card):
+        if card[0] == manilha:
+            return (1, TRUCO_SUITS.index(card[1]))
+        return (0, TRUCO_ORDER.index(card[0]))
+
+    ka, kb = key(a), key(b)
+    return (ka > kb) - (ka < kb)
+
+
+def truco_hand_result(tricks, three_ties="nobody"):
+    """Winner (0, 1), -1 for nobody, or None to play on; tricks hold 0, 1 or 't'."""
+    if tricks.count(0) >= 2:
+        return 0
+    if tricks.count(1) >= 2:
+        return 1
+    decided = [r for r in tricks if r != "t"]
+    if tricks and tricks[0] == "t" and decided:
+        return decided[0]
+    if tricks and tricks[0] != "t" and "t" in tricks[1:]:
+        return tricks[0]
+    if len(tricks) == 3:
+        return 0 if three_ties == "mano" else -1
+    return None
+
+
+def truco_replay(hands, vira, score, actions, three_ties="nobody"):
+    """Replay ``actions`` and return ('move', player, legal) or ('end', (points mano, points pé)).
+
+    Actions: 'play:<card>', 'raise', 'accept', 'fold', 'play_hand'.
+    """
+    at11 = [score[0] == 11, score[1] == 11]
+    eleven = at11.index(True) if at11.count(True) == 1 else None
+    raises_ok = not any(at11)
+    value, raiser, waiting, raised_to = 1, None, None, None
+    remaining = [list(hands[0]), list(hands[1])]
+    table, tricks, leader = [], [], 0
+    decided_eleven = eleven is None
+    i = 0
+    while True:
+        if not decided_eleven:
+            player, legal = eleven, ["play_hand", "fold"]
+        elif waiting is not None:
+            player = waiting
+            legal = ["accept", "fold"] + (["raise"] if raised_to < 12 else [])
+        else:
+            player = leader if not table else 1 - leader
+            legal = ["play:" + c for c in remaining[player]]
+            if raises_ok and value < 12 and raiser in (None, player):
+                legal.append("raise")
+        if i == len(actions):
+            return ("move", player, legal)
+        act = actions[i]
+        i += 1
+        if act not in legal:
+            raise ValueError(f"illegal {act} at {actions[:i - 1]}")
+        if act == "play_hand":
+            decided_eleven, value = True, 3
+        elif act == "fold":
+            pts = [0, 0]
+            if not decided_eleven:
+                pts[1 - player] = 1
+            else:
+                pts[1 - player] = value
+            return ("end", tuple(pts))
+        elif act == "raise":
+            if waiting is None:
+                raised_to = TRUCO_LADDER[TRUCO_LADDER.index(value) + 1]
+            else:  # a counter-raise accepts the pending raise first
+                value = raised_to
+                raised_to = TRUCO_LADDER[TRUCO_LADDER.index(raised_to) + 1]
+            waiting = 1 - player
+        elif act == "accept":
+            value, raiser, waiting = raised_to, player, None
+        else:
+            card = act[5:]
+            remaining[player].remove(card)
+            table.append((player, card))
+            if len(table) == 2:
+                (p1, c1), (p2, c2) = table
+                b = truco_beats(c1, c2, vira)
+                res = "t" if b == 0 else (p1 if b > 0 else p2)
+                tricks.append(res)
+                leader = p1 if res == "t" else res
+                table = []
+                w = truco_hand_result(tricks, three_ties)
+                if w is not None:
+                    pts = [0, 0]
+                    if w >= 0:
+                        pts[w] = value
+                    return ("end", tuple(pts))
+
+
+def truco_hand_tree(deck, vira, score, utility, three_ties="nobody"):
+    """Nested game tree of one hand over every deal of ``deck`` (card strings, vira excluded).
+
+    Every ordered deal (mano's 3 cards, pé's 3 cards) is equally likely. ``utility`` maps the
+    final points (mano's, pé's) to mano's utility. Information sets: (player, own cards as a sorted
+    tuple, all public actions so far). Raises are part of the tree when the score allows them.
+    """
+    from itertools import combinations
+
+    deals = [(h0, h1) for h0 in combinations(deck, 3)
+             for h1 in combinations([c for c in deck if c not in h0], 3)]
+
+    def expand(hands, actions):
+        state = truco_replay(hands, vira, score, actions, three_ties)
+        if state[0] == "end":
+            return {"kind": "terminal", "utility": utility[state[1]]}
+        _, player, legal = state
+        key = (player, tuple(sorted(hands[player])), tuple(actions))
+        return {"kind": "decision", "player": player, "key": key,
+                "children": [expand(hands, actions + [a]) for a in legal]}
+
+    return {"kind": "chance", "probs": [1 / len(deals)] * len(deals),
+            "children": [expand(d, []) for d in deals]}
+
+
+def truco_nested_from_tabular(game):
+    """The nested form of a ``TabularGame`` (keys are its information-set indices)."""
+    def build(n):
+        lo, hi = int(game.child_ptr[n]), int(game.child_ptr[n + 1])
+        kids = [build(int(c)) for c in game.child[lo:hi]]
+        t = int(game.node_type[n])
+        if t == 0:
+            return {"kind": "terminal", "utility": float(game.utility[n])}
+        if t == 1:
+            return {"kind": "chance", "probs": [float(p) for p in game.child_prob[lo:hi]],
+                    "children": kids}
+        return {"kind": "decision", "player": int(game.node_player[n]),
+                "key": int(game.node_infoset[n]), "children": kids}
+    return build(0)
+
+
+def truco_lp_value(tree):
+    """Player 0's equilibrium value of a nested zero-sum tree, by the sequence-form LP."""
+    import numpy as np
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    seqs = [{(): 0}, {(): 0}]  # per player: sequence -> index, () the empty sequence
+    parent = [{}, {}]  # per player: information set -> parent sequence
+    payoff = {}
+
+    def walk(node, last, prob):
+        kind = node["kind"]
+        if kind == "terminal":
+            k = (last[0], last[1])
+            payoff[k] = payoff.get(k, 0.0) + prob * node["utility"]
+            return
+        if kind == "chance":
+            for p, child in zip(node["probs"], node["children"]):
+                walk(child, last, prob * p)
+            return
+        pl, key = node["player"], node["key"]
+        if parent[pl].setdefault(key, last[pl]) != last[pl]:
+            raise ValueError("imperfect recall")
+        for a, child in enumerate(node["children"]):
+            s = (key, a)
+            seqs[pl].setdefault(s, len(seqs[pl]))
+            nxt = list(last)
+            nxt[pl] = s
+            walk(child, nxt, prob)
+
+    walk(tree, [(), ()], 1.0)
+    n0, n1 = len(seqs[0]), len(seqs[1])
+    isets1 = {k: i + 1 for i, k in enumerate(parent[1])}
+    # variables: x (n0 sequences of player 0), q (1 + information sets of player 1)
+    nq = 1 + len(isets1)
+    rows, cols, vals = [], [], []
+    # F^T q - A^T x <= 0, one row per sequence of player 1
+    for (s0, s1), v in payoff.items():
+        rows.append(seqs[1][s1]); cols.append(seqs[0][s0]); vals.append(-v)
+    rows.append(0); cols.append(n0); vals.append(1.0)
+    for key, par in parent[1].items():
+        rows.append(seqs[1][par]); cols.append(n0 + isets1[key]); vals.append(-1.0)
+    for s, idx in seqs[1].items():
+        if s != ():
+            rows.append(idx); cols.append(n0 + isets1[s[0]]); vals.append(1.0)
+    a_ub = coo_matrix((vals, (rows, cols)), shape=(n1, n0 + nq)).tocsr()
+    # E x = e: the empty sequence is 1; each information set's actions sum to its parent
+    isets0 = {k: i + 1 for i, k in enumerate(parent[0])}
+    er, ec, ev = [0], [0], [1.0]
+    for key, par in parent[0].items():
+        er.append(isets0[key]); ec.append(seqs[0][par]); ev.append(-1.0)
+    for s, idx in seqs[0].items():
+        if s != ():
+            er.append(isets0[s[0]]); ec.append(idx); ev.append(1.0)
+    a_eq = coo_matrix((ev, (er, ec)), shape=(1 + len(isets0), n0 + nq)).tocsr()
+    b_eq = np.zeros(1 + len(isets0))
+    b_eq[0] = 1.0
+    c = np.zeros(n0 + nq)
+    c[n0] = -1.0
+    bounds = [(0, None)] * n0 + [(None, None)] * nq
+    res = linprog(c, A_ub=a_ub, b_ub=np.zeros(n1), A_eq=a_eq, b_eq=b_eq, bounds=bounds,
+                  method="highs")
+    if res.status != 0:
+        raise RuntimeError(res.message)
+    return -res.fun
+
+
+def truco_lp_value_of_tabular(game):
+    return truco_lp_value(truco_nested_from_tabular(game))
+
+
+def truco_profile_value(game, strategy):
+    """Player 0's expected utility of a behaviour profile on a ``TabularGame`` (recursive)."""
+    def val(n):
+        lo, hi = int(game.child_ptr[n]), int(game.child_ptr[n + 1])
+        t = int(game.node_type[n])
+        if t == 0:
+            return float(game.utility[n])
+        if t == 1:
+            return sum(float(p) * val(int(c)) for p, c in zip(game.child_prob[lo:hi], game.child[lo:hi]))
+        base = int(game.infoset_ptr[game.node_infoset[n]])
+        return sum(float(strategy[base + k]) * val(int(c)) for k, c in enumerate(game.child[lo:hi]))
+    return val(0)
+
+
+def truco_pure_best_response(game, strategy, player):
+    """Best response value of ``player`` (max for 0, min for 1 of player 0's utility) against the
+    other player's part of ``strategy``, by enumerating every pure strategy of ``player``."""
+    from itertools import product
+
+    isets = sorted({int(game.node_infoset[n]) for n in range(len(game.node_type))
+                    if game.node_type[n] == 2 and game.node_player[n] == player})
+    sizes = [int(game.infoset_ptr[i + 1] - game.infoset_ptr[i]) for i in isets]
+    best = None
+    for choice in product(*[range(s) for s in sizes]):
+        prof = list(strategy)
+        for i, a, s in zip(isets, choice, sizes):
+            for k in range(s):
+                prof[int(game.infoset_ptr[i]) + k] = 1.0 if k == a else 0.0
+        v = truco_profile_value(game, prof)
+        if best is None or (v > best if player == 0 else v < best):
+            best = v
+    return best
+
+
+# ---------------------------------------------------------------------------------------------
+# 2048, reach-a-tile objective (issue 6)
+#
+# Maximise the probability of making a tile of at least ``target`` (the objective twenty48 solves,
+# jdleesmiller/twenty48): a move whose result holds such a tile wins (value 1) and the game stops
+# there; a state with no legal move has value 0. A plain memoised recursion over boards, using only
+# ``legal_moves``, ``spawns`` and ``start_distribution`` of the 2048 section above (no symmetry, no
+# ages, nothing from the package).
+# ---------------------------------------------------------------------------------------------
+
+
+class NaiveReachSolution:
+    """P(make a tile >= ``target``) under optimal play, for any state or afterstate.
+
+    ``states`` and ``afterstates`` hold every board valued so far; after construction they are
+    exactly the boards reachable from the random start without making the target (a winning move
+    ends the game, so its board is never valued).
+    """
+
+    def __init__(self, rows, cols, target, p2=0.9):
+        self.target = target
+        self.p2 = p2
+        self.states = {}
+        self.afterstates = {}
+        self.start = start_distribution(rows, cols, p2)
+        self.probability = sum(p * self.state_value(board) for board, p in self.start.items())
+
+    def wins(self, board):
+        return max(max(row) for row in board) >= self.target
+
+    def move_values(self, board):
+        """[(direction, value)] of every legal move: 1 if it makes the target, else its afterstate."""
+        return [(d, 1.0 if self.wins(after) else self.afterstate_value(after))
+                for d, after, _ in legal_moves(board)]
+
+    def state_value(self, board):
+        if board not in self.states:
+            self.states[board] = max((v for _, v in self.move_values(board)), default=0.0)
+        return self.states[board]
+
+    def afterstate_value(self, board):
+        if board not in self.afterstates:
+            self.afterstates[board] = sum(p * self.state_value(s) for s, p in spawns(board, self.p2))
+        return self.afterstates[board]
+
+
+def solve_reach(rows, cols, target, p2=0.9):
+    """Solve the reach-a-tile objective; return a ``NaiveReachSolution``."""
+    return NaiveReachSolution(rows, cols, target, p2)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shut the Box and Ludo (issue 7)
+#
+# Flip-one Shut the Box: cards 1..n start clear; roll two f-faced dice (ordered roll (x, y) with
+# probability 1/f^2), flip one existing card among x, y, x+y (toggle); if none exists the roll
+# passes; minimise the expected rolls until all cards are set. Solved exactly with fractions:
+# policy iteration whose evaluation is Gaussian elimination over rationals.
+# Standard Shut the Box (Wikipedia "Shut the box"; D. Butler, durangobill.com/ShutTheBox.html):
+# shut open tiles summing to the roll total; the game ends when no set fits. Memoised recursion
+# over frozensets of open tiles, in fractions.
+# Ludo (issue 7; HDU 4405): one piece = a Markov chain over cells solved by Gaussian elimination
+# in fractions; two-player race = dict-based negamax value iteration over (own, opponent) tuples.
+# Monte Carlo simulators play any of these games with policy callbacks.
+# ---------------------------------------------------------------------------------------------
+
+from fractions import Fraction as _F
+
+
+def _solve_linear(unknowns, equations):
+    """Gauss-Jordan elimination over fractions. ``equations[u] = (const, {v: coef})`` means
+    ``x_u = const + sum coef * x_v``; returns {u: x_u}."""
+    index = {u: i for i, u in enumerate(unknowns)}
+    n = len(unknowns)
+    rows = []
+    for u in unknowns:
+        const, coefs = equations[u]
+        row = [_F(0)] * (n + 1)
+        row[index[u]] += 1
+        for v, c in coefs.items():
+            row[index[v]] -= c
+        row[n] = _F(const)
+        rows.append(row)
+    for col in range(n):
+        pivot = next(r for r in range(col, n) if rows[r][col] != 0)
+        rows[col], rows[pivot] = rows[pivot], rows[col]
+        p = rows[col][col]
+        rows[col] = [v / p for v in rows[col]]
+        for r in range(n):
+            if r != col and rows[r][col] != 0:
+                factor = rows[r][col]
+                rows[r] = [a - factor * b for a, b in zip(rows[r], rows[col])]
+    return {u: rows[index[u]][n] for u in unknowns}
+
+
+def flip_one_options(mask, x, y, n):
+    """Masks reachable after roll (x, y) from ``mask`` (bit c-1 = card c set); [mask] to pass."""
+    cards = sorted({c for c in (x, y, x + y) if c <= n})
+    return [mask ^ (1 << (c - 1)) for c in cards] or [mask]
+
+
+def flip_one_exact(n, f):
+    """Exact optimal expected rolls of flip-one Shut the Box: {mask: Fraction, or None where the
+    goal cannot be reached} (goal = 2^n - 1, value 0).
+
+    Exact policy iteration: start from the policy "flip a clear card if one is offered" when it is
+    proper, evaluate by elimination, switch to strictly better options, repeat."""
+    goal = (1 << n) - 1
+    rolls = [(x, y) for x in range(1, f + 1) for y in range(1, f + 1)]
+    p = _F(1, f * f)
+    masks = [m for m in range(goal)]
+    # a proper start: move toward the goal along shortest paths of the option graph
+    dist = {goal: 0}
+    frontier = [goal]
+    while frontier:
+        nxt = []
+        for m in masks:
+            if m in dist:
+                continue
+            for x, y in rolls:
+                if any(o in dist and dist[o] == dist[frontier[0]] for o in flip_one_options(m, x, y, n)):
+                    dist[m] = dist[frontier[0]] + 1
+                    nxt.append(m)
+                    break
+        frontier = nxt
+    # toggles are reversible, so masks that cannot reach the goal never mix with those that can:
+    # they have infinite expected rolls (None) and drop out of the linear system
+    infinite = {m: None for m in masks if m not in dist}
+    masks = [m for m in masks if m in dist]
+    policy = {}
+    for m in masks:
+        for x, y in rolls:
+            opts = flip_one_options(m, x, y, n)
+            policy[m, x, y] = min(opts, key=lambda o: dist.get(o, 10 ** 9))
+    while True:
+        eqs = {}
+        for m in masks:
+            coefs = {}
+            for x, y in rolls:
+                o = policy[m, x, y]
+                if o != goal:
+                    coefs[o] = coefs.get(o, 0) + p
+            eqs[m] = (1, coefs)
+        value = _solve_linear(masks, eqs) if masks else {}
+        value[goal] = _F(0)
+        changed = False
+        for m in masks:
+            for x, y in rolls:
+                best = min(flip_one_options(m, x, y, n), key=lambda o: value[o])
+                if value[best] < value[policy[m, x, y]]:
+                    policy[m, x, y] = best
+                    changed = True
+        if not changed:
+            return {**value, **infinite}
+
+
+def standard_value(n, f, objective, one_die=False):
+    """Exact optimal value of standard Shut the Box from all tiles open (Fraction).
+
+    objective "max-shut": probability of shutting every tile; "min-sum": expected open sum."""
+    from functools import lru_cache
+    from itertools import combinations
+
+    def totals(open_tiles):
+        if one_die and sum(open_tiles) <= 6:
+            return {t: _F(1, f) for t in range(1, f + 1)}
+        dist = {}
+        for x in range(1, f + 1):
+            for y in range(1, f + 1):
+                dist[x + y] = dist.get(x + y, 0) + _F(1, f * f)
+        return dist
+
+    @lru_cache(maxsize=None)
+    def value(open_tiles):
+        if not open_tiles:
+            return _F(1) if objective == "max-shut" else _F(0)
+        total = _F(0)
+        for t, p in totals(open_tiles).items():
+            options = [open_tiles - frozenset(c) for k in range(1, len(open_tiles) + 1)
+                       for c in combinations(sorted(open_tiles), k) if sum(c) == t]
+            if not options:
+                end = _F(0) if objective == "max-shut" else _F(sum(open_tiles))
+                total += p * end
+            elif objective == "max-shut":
+                total += p * max(value(o) for o in options)
+            else:
+                total += p * min(value(o) for o in options)
+        return total
+
+    return value(frozenset(range(1, n + 1)))
+
+
+def simulate_flip_one(n, f, choose, rng, games):
+    """Rolls per game of flip-one Shut the Box; ``choose(mask, x, y, options)`` returns the next
+    mask among ``options`` (from :func:`flip_one_options`)."""
+    goal = (1 << n) - 1
+    out = []
+    for _ in range(games):
+        mask, rolls = 0, 0
+        while mask != goal:
+            x, y = rng.randint(1, f), rng.randint(1, f)
+            rolls += 1
+            mask = choose(mask, x, y, flip_one_options(mask, x, y, n))
+        out.append(rolls)
+    return out
+
+
+def simulate_standard(n, f, one_die, choose, rng, games):
+    """Final open-tile sets of standard Shut the Box games; ``choose(open_tiles, total, options)``
+    returns one of the frozensets ``options`` (tiles left open after the move)."""
+    from itertools import combinations
+
+    out = []
+    for _ in range(games):
+        open_tiles = frozenset(range(1, n + 1))
+        while open_tiles:
+            if one_die and sum(open_tiles) <= 6:
+                total = rng.randint(1, f)
+            else:
+                total = rng.randint(1, f) + rng.randint(1, f)
+            options = [open_tiles - frozenset(c) for k in range(1, len(open_tiles) + 1)
+                       for c in combinations(sorted(open_tiles), k) if sum(c) == total]
+            if not options:
+                break
+            open_tiles = choose(open_tiles, total, options)
+        out.append(open_tiles)
+    return out
+
+
+def ludo_move(board, cell, face):
+    """Cell reached by one piece, or None if it cannot move. ``board``: dict with the board-file
+    keys (``die`` a list of Fractions of faces 1..k here)."""
+    n = board["length"]
+    if cell == n:
+        return None
+    t = cell + face
+    if t > n:
+        overshoot = board.get("overshoot", "stay")
+        if overshoot == "stay":
+            return None
+        t = n if overshoot == "finish" else 2 * n - t
+    jumps = board.get("jumps", {})
+    if t in jumps:
+        t = jumps[t]
+        while board.get("chain_jumps", False) and t in jumps:
+            t = jumps[t]
+    return t
+
+
+def ludo_expected_rolls(board):
+    """Exact expected rolls of one piece from every cell 0..N: {cell: Fraction or None (infinite)}."""
+    n = board["length"]
+    die = board["die"]
+    succ = {c: [(ludo_move(board, c, d) if ludo_move(board, c, d) is not None else c, p)
+                for d, p in enumerate(die, 1) if p > 0] for c in range(n)}
+    # cells from which the goal is reachable at all, then those that cannot drift into a dead cell
+    can = {n}
+    grew = True
+    while grew:
+        grew = False
+        for c in range(n):
+            if c not in can and any(t in can for t, _ in succ[c]):
+                can.add(c)
+                grew = True
+    bad = set(range(n + 1)) - can
+    grew = True
+    while grew:
+        grew = False
+        for c in range(n):
+            if c not in bad and any(t in bad for t, _ in succ[c]):
+                bad.add(c)
+                grew = True
+    cells = [c for c in range(n) if c not in bad]
+    eqs = {}
+    for c in cells:
+        coefs = {}
+        for t, p in succ[c]:
+            if t != n:
+                coefs[t] = coefs.get(t, 0) + p
+        eqs[c] = (1, coefs)
+    value = _solve_linear(cells, eqs) if cells else {}
+    value[n] = _F(0)
+    return {c: value.get(c) for c in range(n + 1)}
+
+
+def simulate_ludo_rolls(board, rng, games, start=0):
+    """Rolls needed by one piece from ``start`` to N, per game (the die drawn with ``rng``)."""
+    faces = list(range(1, len(board["die"]) + 1))
+    weights = [float(p) for p in board["die"]]
+    out = []
+    for _ in range(games):
+        cell, rolls = start, 0
+        while cell != board["length"]:
+            d = rng.choices(faces, weights)[0]
+            rolls += 1
+            t = ludo_move(board, cell, d)
+            cell = cell if t is None else t
+        out.append(rolls)
+    return out
+
+
+def race_moves(board, own, opp, face):
+    """[(piece cell, own', opp', won)] for every distinct movable piece of the mover, in increasing
+    cell order; captures send opponent pieces on the landing cell (not 0, N or safe) to 0."""
+    n = board["length"]
+    safe = set(board.get("safe", ()))
+    out = []
+    for c in sorted(set(own)):
+        t = ludo_move(board, c, face)
+        if t is None:
+            continue
+        new_own = list(own)
+        new_own[new_own.index(c)] = t
+        new_opp = [0 if (q == t and t not in safe and t not in (0, n)) else q for q in opp]
+        new_own = tuple(sorted(new_own))
+        out.append((c, new_own, tuple(sorted(new_opp)), all(q == n for q in new_own)))
+    return out
+
+
+def race_values(board, pieces, tol=1e-13):
+    """Win probability of the player to move under optimal play, {(own, opp): float}, by
+    dict-based negamax value iteration (Gauss-Seidel order of a plain dict) over every pair of
+    sorted tuples of cells 0..N (ended games excluded)."""
+    from itertools import combinations_with_replacement
+
+    n = board["length"]
+    again = board.get("roll_again_on")
+    tuples = list(combinations_with_replacement(range(n + 1), pieces))
+    done = tuple([n] * pieces)
+    states = [(a, b) for a in tuples for b in tuples if a != done and b != done]
+    value = {s: 0.0 for s in states}
+
+    def q(own, opp, face):
+        moves = race_moves(board, own, opp, face)
+        if not moves:
+            return value[own, opp] if face == again else 1.0 - value[opp, own]
+        best = 0.0
+        for _, o2, p2, won in moves:
+            if won:
+                v = 1.0
+            elif face == again:
+                v = value[o2, p2]
+            else:
+                v = 1.0 - value[p2, o2]
+            best = max(best, v)
+        return best
+
+    while True:
+        delta = 0.0
+        for own, opp in states:
+            v = sum(float(p) * q(own, opp, d) for d, p in enumerate(board["die"], 1) if p > 0)
+            delta = max(delta, abs(v - value[own, opp]))
+            value[own, opp] = v
+        if delta <= tol:
+            return value
+
+
+def simulate_race(board, pieces, policy_a, policy_b, rng, games):
+    """Games won by A (moving first) out of ``games``. A policy is called as
+    ``policy(own, opp, face, moves)`` with ``moves`` from :func:`race_moves` and returns the index
+    of the chosen move."""
+    n = board["length"]
+    faces = list(range(1, len(board["die"]) + 1))
+    weights = [float(p) for p in board["die"]]
+    again = board.get("roll_again_on")
+    wins = 0
+    for _ in range(games):
+        sides = [tuple([0] * pieces), tuple([0] * pieces)]
+        policies = (policy_a, policy_b)
+        turn = 0
+        while True:
+            face = rng.choices(faces, weights)[0]
+            own, opp = sides[turn], sides[1 - turn]
+            moves = race_moves(board, own, opp, face)
+            if moves:
+                _, own, opp, won = moves[policies[turn](own, opp, face, moves)]
+                sides[turn], sides[1 - turn] = own, opp
+                if won:
+                    wins += turn == 0
+                    break
+            if face != again:
+                turn = 1 - turn
+    return wins

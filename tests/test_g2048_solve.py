@@ -1,0 +1,123 @@
+"""2048 strong solve (forward, backward, report) on 2x2 and 2x3 against the naive expectimax."""
+
+import csv
+import random
+
+import pytest
+
+import naive
+from strongsolve.games.g2048 import pipeline
+from strongsolve.games.g2048.solution import Solution
+
+SHAPES = [(2, 2), (2, 3)]
+# How many reachable boards per shape to check value by value: all of 2x2, a seeded sample of 2x3.
+SAMPLE_SIZE = {(2, 2): 1000, (2, 3): 400}
+
+
+def close(a, b):
+    return a == pytest.approx(b, rel=1e-9, abs=1e-12)
+
+
+@pytest.fixture(scope="module")
+def fast_2048(tmp_path_factory):
+    """Return a function (rows, cols) -> (solution.json dict, summary rows, Solution), run once each."""
+    solved = {}
+
+    def get(rows, cols):
+        if (rows, cols) not in solved:
+            results_dir = tmp_path_factory.mktemp(f"g2048_{rows}x{cols}")
+            info = pipeline.solve(results_dir, rows, cols)
+            with open(results_dir / "summary.csv", newline="", encoding="utf-8") as handle:
+                summary = list(csv.DictReader(handle))
+            solved[rows, cols] = (info, summary, Solution(results_dir))
+        return solved[rows, cols]
+
+    return get
+
+
+def test_naive_reference_matches_published_4x3_counts(cases):
+    # Checks the reference itself: canonical states per age on 4x3 as published by the authors of
+    # the 4x3 solution (shuymst/solving_2048_on_4x3_board, num_found_states.txt).
+    published = cases["2048_4x3_states_per_age"]
+    counts = naive.canonical_counts(4, 3, max_age=max(published["ages"]))
+    assert [counts[a][0] for a in published["ages"]] == published["states"]
+
+
+@pytest.mark.parametrize("rows, cols", SHAPES)
+def test_counts_per_age_match_naive(rows, cols, naive_2048, fast_2048):
+    _, summary, _ = fast_2048(rows, cols)
+    assert list(summary[0]) == ["age", "states", "afterstates", "terminal_states", "bytes"]
+    ages = [int(row["age"]) for row in summary]
+    assert ages == sorted(set(ages))
+    fast_counts = {
+        int(row["age"]): (int(row["states"]), int(row["afterstates"]), int(row["terminal_states"]))
+        for row in summary
+    }
+    assert all(int(row["bytes"]) >= 0 for row in summary)
+    expected = naive_2048(rows, cols).counts
+    for a in sorted(set(fast_counts) | set(expected)):
+        assert fast_counts.get(a, (0, 0, 0)) == expected.get(a, (0, 0, 0)), f"age {a}"
+
+
+@pytest.mark.parametrize("rows, cols", SHAPES)
+def test_totals_match_naive(rows, cols, naive_2048, fast_2048):
+    info, _, _ = fast_2048(rows, cols)
+    counts = naive_2048(rows, cols).counts
+    assert (info["rows"], info["cols"]) == (rows, cols)
+    assert info["num_states"] == sum(c[0] for c in counts.values())
+    assert info["num_afterstates"] == sum(c[1] for c in counts.values())
+    assert info["num_terminal_states"] == sum(c[2] for c in counts.values())
+    assert info["max_age"] == max(counts)
+
+
+@pytest.mark.parametrize("rows, cols", SHAPES)
+def test_expected_score_matches_naive(rows, cols, naive_2048, fast_2048):
+    info, _, _ = fast_2048(rows, cols)
+    assert close(info["expected_score"], naive_2048(rows, cols).solution.expected_score)
+
+
+@pytest.mark.parametrize("rows, cols", SHAPES)
+def test_start_states_match_naive(rows, cols, naive_2048, fast_2048):
+    info, _, _ = fast_2048(rows, cols)
+    solution = naive_2048(rows, cols).solution
+    expected = {}
+    for board, p in solution.start.items():
+        key = naive.board_id(naive.canonical(board))
+        expected[key] = expected.get(key, 0.0) + p
+    seen = set()
+    for entry in info["start_states"]:
+        board = tuple(tuple(row) for row in entry["board"])
+        key = naive.board_id(naive.canonical(board))
+        assert key not in seen
+        seen.add(key)
+        assert abs(entry["probability"] - expected[key]) < 1e-12
+        assert close(entry["value"], solution.state_value(board))
+    assert seen == set(expected)
+
+
+def sample(boards, size):
+    """All boards if few, else a seeded sample, in a reproducible order."""
+    ordered = sorted(boards, key=naive.board_id)
+    return ordered if len(ordered) <= size else random.Random(2048).sample(ordered, size)
+
+
+@pytest.mark.parametrize("rows, cols", SHAPES)
+def test_state_values_match_naive_under_symmetry(rows, cols, naive_2048, fast_2048):
+    _, _, fast_solution = fast_2048(rows, cols)
+    reference = naive_2048(rows, cols)
+    for state in sample(reference.states, SAMPLE_SIZE[rows, cols]):
+        expected = reference.solution.state_value(state)
+        for image in naive.symmetries(state):
+            assert close(reference.solution.state_value(image), expected)
+            assert close(fast_solution.state_value(naive.board_id(image)), expected), image
+
+
+@pytest.mark.parametrize("rows, cols", SHAPES)
+def test_afterstate_values_match_naive_under_symmetry(rows, cols, naive_2048, fast_2048):
+    _, _, fast_solution = fast_2048(rows, cols)
+    reference = naive_2048(rows, cols)
+    for after in sample(reference.afterstates, SAMPLE_SIZE[rows, cols]):
+        expected = reference.solution.afterstate_value(after)
+        for image in naive.symmetries(after):
+            assert close(reference.solution.afterstate_value(image), expected)
+            assert close(fast_solution.afterstate_value(naive.board_id(image)), expected), image

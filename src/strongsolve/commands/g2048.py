@@ -13,6 +13,15 @@ def _add_run_args(p):
                    help="0 for the score objective, else the tile to reach (reach-a-tile objective)")
 
 
+def _add_stage_args(p):
+    p.add_argument("--chunk", type=int, default=1 << 14, help="layer positions per dask task")
+    p.add_argument("--scheduler-address", default=None,
+                   help="dask.distributed scheduler to run the chunks on (default: local threads)")
+    p.add_argument("--memory-limit", type=int, default=None,
+                   help="bytes of working memory (forward: sorted runs before spilling to disk; "
+                        "backward: the expansions of the chunks in flight)")
+
+
 def _ages(text):
     """``FIRST-LAST`` (even ages, inclusive) -> list of ages."""
     try:
@@ -54,7 +63,8 @@ def _report(args):
 
 def _solve(args):
     from ..games.g2048.pipeline import solve
-    doc = solve(args.run_dir, args.rows, args.cols, args.p2, args.target_tile, args.max_age)
+    doc = solve(args.run_dir, args.rows, args.cols, args.p2, args.target_tile, args.max_age,
+                memory_limit=args.memory_limit, **_stage_options(args))
     if doc is not None:
         print(json.dumps({k: v for k, v in doc.items() if k != "start_states"}, indent=2))
 
@@ -127,12 +137,7 @@ def register(subparsers):
         q = sub.add_parser(name, help=text)
         _add_run_args(q)
         q.add_argument("--ages", required=True, help="block of ages FIRST-LAST, e.g. 4-130")
-        q.add_argument("--chunk", type=int, default=1 << 14, help="layer positions per dask task")
-        q.add_argument("--scheduler-address", default=None,
-                       help="dask.distributed scheduler to run the chunks on (default: local threads)")
-        q.add_argument("--memory-limit", type=int, default=None,
-                       help="bytes of working memory (forward: sorted runs before spilling to disk; "
-                            "backward: the expansions of the chunks in flight)")
+        _add_stage_args(q)
         q.set_defaults(handler=handler)
     q = sub.add_parser("report", help="report stage: summary.csv and solution.json")
     _add_run_args(q)
@@ -141,6 +146,7 @@ def register(subparsers):
     q = sub.add_parser("solve", help="every stage in this process (small boards; Snakemake is the main way)")
     _add_run_args(q)
     q.add_argument("--max-age", type=int, default=None, help="stop after the forward pass at this age")
+    _add_stage_args(q)
     q.set_defaults(handler=_solve)
     q = sub.add_parser("query", help="value and best move of a board in a solved run")
     q.add_argument("run_dir", help="solved run directory, e.g. results/2048_3x3")

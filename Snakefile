@@ -7,9 +7,10 @@ configfile: "config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/g2048.smk"
+include: "workflow/rules/report.smk"
 
 
-DEFAULT_TARGETS = {"g2048": G2048_TARGETS}
+DEFAULT_TARGETS = {"g2048": G2048_TARGETS + REPORT_TARGETS}
 DEFAULT_TARGETS = [t for g in config["games"] for t in DEFAULT_TARGETS[g]]
 
 

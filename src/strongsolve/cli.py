@@ -31,13 +31,22 @@ def build_parser():
 
 
 def main(argv=None):
+    from .store.layers import CorruptLayerError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.handler(args) or 0
-    except (UserError, ValueError, FileNotFoundError) as err:
+    except (UserError, ValueError, FileNotFoundError, FileExistsError, CorruptLayerError) as err:
         print(f"strongsolve: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into `head`
+        sys.stderr.close()
+        return 0
+    except OSError as err:  # disk full, read-only directory: nothing partial is left (atomic writes)
+        print(f"strongsolve: error: {err.strerror or err} ({err.filename or 'no file'}); nothing "
+              "incomplete was left behind: free space or fix permissions and run again", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

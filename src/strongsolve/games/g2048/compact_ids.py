@@ -30,8 +30,6 @@ from ...kernels.options import njit, njit_parallel
 from .board import MAX_EXPONENT, check_shape
 
 _U0 = np.uint64(0)
-_U1 = np.uint64(1)
-_U4 = np.uint64(4)
 _U15 = np.uint64(15)
 
 # status codes of the kernels, per element

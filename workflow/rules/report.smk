@@ -1,0 +1,18 @@
+# Report plots of the 2048 run (issue 6): positions per age (log scale), bits per afterstate when the
+# layers carry the Elias-Fano size, afterstate values per age (solved runs only).
+# Needs common.smk and g2048.smk (G2048_DIR, G2048_OUTPUTS, G2048_SOLVED, PYTHON).
+
+from strongsolve.games.g2048.plots import plot_names
+
+REPORT_TARGETS = [f"{G2048_DIR}/plots/{name}" for name in plot_names(G2048_SOLVED)]
+
+
+rule g2048_plots:
+    input:
+        G2048_OUTPUTS,
+    output:
+        REPORT_TARGETS,
+    log:
+        f"{G2048_DIR}/logs/plots.log",
+    shell:
+        "{PYTHON} -m strongsolve 2048 plots {G2048_DIR} > {log} 2>&1"

@@ -1,12 +1,14 @@
 """Shared pytest fixtures: the public cases file and the naive 2048 reference solutions."""
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import naive
+from strongsolve.games.g2048 import pipeline
 
 # The repo and shared/ sit side by side (here /work/main and /work/shared; in CI a clone with a
 # copy of shared/ beside it).
@@ -49,5 +51,23 @@ def naive_2048():
                 counts=naive.count_canonical(states, afterstates),
             )
         return solved[rows, cols]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def solved(tmp_path_factory):
+    """Return a function (rows, cols, target_tile=0) -> run directory of the fast solver
+    (``pipeline.solve``), each solved once per test session and shared by the test modules."""
+    runs = {}
+
+    def get(rows, cols, target_tile=0):
+        key = rows, cols, target_tile
+        if key not in runs:
+            directory = tmp_path_factory.mktemp(f"use_{rows}x{cols}_{target_tile}") / "run"
+            with open(os.devnull, "w") as log:
+                pipeline.solve(directory, rows, cols, target_tile=target_tile, log=log)
+            runs[key] = directory
+        return runs[key]
 
     return get

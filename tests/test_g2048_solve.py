@@ -1,12 +1,12 @@
 """2048 strong solve (forward, backward, report) on 2x2 and 2x3 against the naive expectimax."""
 
 import csv
+import json
 import random
 
 import pytest
 
 import naive
-from strongsolve.games.g2048 import pipeline
 from strongsolve.games.g2048.solution import Solution
 
 SHAPES = [(2, 2), (2, 3)]
@@ -19,18 +19,14 @@ def close(a, b):
 
 
 @pytest.fixture(scope="module")
-def fast_2048(tmp_path_factory):
-    """Return a function (rows, cols) -> (solution.json dict, summary rows, Solution), run once each."""
-    solved = {}
-
+def fast_2048(solved):
+    """Return a function (rows, cols) -> (solution.json dict, summary rows, Solution)."""
     def get(rows, cols):
-        if (rows, cols) not in solved:
-            results_dir = tmp_path_factory.mktemp(f"g2048_{rows}x{cols}")
-            info = pipeline.solve(results_dir, rows, cols)
-            with open(results_dir / "summary.csv", newline="", encoding="utf-8") as handle:
-                summary = list(csv.DictReader(handle))
-            solved[rows, cols] = (info, summary, Solution(results_dir))
-        return solved[rows, cols]
+        results_dir = solved(rows, cols)
+        info = json.loads((results_dir / "solution.json").read_text())
+        with open(results_dir / "summary.csv", newline="", encoding="utf-8") as handle:
+            summary = list(csv.DictReader(handle))
+        return info, summary, Solution(results_dir)
 
     return get
 

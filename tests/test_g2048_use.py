@@ -34,23 +34,6 @@ def close(a, b):
 
 
 @pytest.fixture(scope="session")
-def solved(tmp_path_factory):
-    """Return a function (rows, cols, target_tile=0) -> run directory, each solved once."""
-    runs = {}
-
-    def get(rows, cols, target_tile=0):
-        key = rows, cols, target_tile
-        if key not in runs:
-            directory = tmp_path_factory.mktemp(f"use_{rows}x{cols}_{target_tile}") / "run"
-            with open(os.devnull, "w") as log:
-                pipeline.solve(directory, rows, cols, target_tile=target_tile, log=log)
-            runs[key] = directory
-        return runs[key]
-
-    return get
-
-
-@pytest.fixture(scope="session")
 def opened(solved):
     """Return a function (rows, cols, target_tile=0) -> Solution of that run, opened once (its
     layer cache then serves every test)."""

@@ -31,7 +31,7 @@ def build_parser():
 
 
 def main(argv=None):
-    from .store.layers import CorruptLayerError
+    from .store.errors import CorruptLayerError
 
     parser = build_parser()
     args = parser.parse_args(argv)

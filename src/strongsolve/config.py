@@ -3,10 +3,12 @@
 ``workflow/schemas/config.schema.yaml`` is the main schema; each other game's section is embedded
 from ``workflow/schemas/<section>.schema.yaml`` when that file exists. Defaults come from the schema;
 an unknown key, a wrong type or an out-of-range value raises :class:`ConfigError` with one line that
-names the key, the bad value and what is allowed.
+names the key, the bad value and what is allowed. Strings that Snakemake's ``--config`` leaves in
+nested values (``--config g2048='{rows: 2}'``) are read as the numbers they spell first.
 """
 
 import copy
+import math
 from pathlib import Path
 
 import jsonschema
@@ -43,13 +45,70 @@ def _fill_defaults(schema, value):
                 _fill_defaults(sub, value[key])
 
 
+def _types(schema):
+    t = schema.get("type", [])
+    return [t] if isinstance(t, str) else list(t)
+
+
+def _from_text(text, types):
+    """The value a string stands for when the schema wants a non-string type and the string reads
+    exactly as one (``"4"`` -> 4, ``"0.8"`` -> 0.8, ``"null"`` -> None); else the string unchanged."""
+    t = text.strip()
+    if "null" in types and t in ("null", "~", ""):
+        return None
+    if "boolean" in types and t in ("true", "false"):
+        return t == "true"
+    for kind, parse in (("integer", int), ("number", int), ("number", float)):
+        if kind in types:
+            try:
+                return parse(t)
+            except ValueError:
+                pass
+    return text
+
+
+def _coerce(schema, value):
+    """Values as the schema types them (returns the converted value; dicts and lists in place).
+
+    Snakemake's ``--config`` reads a nested value (``g2048={rows: 2}``) with YAML's base loader, so
+    every scalar in it is a string; and JSON Schema counts 3.0 as an integer. Both are converted
+    here, so the stages get ints where they expect ints; anything else is left for the validator.
+    """
+    types = _types(schema)
+    if isinstance(value, str) and types and "string" not in types:
+        return _from_text(value, types)
+    if isinstance(value, float) and value.is_integer() and "integer" in types and "number" not in types:
+        return int(value)
+    if isinstance(value, dict):
+        for key, sub in schema.get("properties", {}).items():
+            if key in value:
+                value[key] = _coerce(sub, value[key])
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        value[:] = [_coerce(schema["items"], v) for v in value]
+    return value
+
+
+def _non_finite(value, key=""):
+    """The dotted key of the first NaN or infinite number in ``value`` (which pass min/max checks)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return key or "(top level)"
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        found = _non_finite(v, f"{key}.{k}" if key else str(k))
+        if found:
+            return found
+    return None
+
+
 def _describe(error):
-    key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    key = ".".join(str(p) for p in error.absolute_path)
     s = error.schema
     if error.validator == "additionalProperties":
         allowed = sorted(s.get("properties", {}))
         extra = sorted(set(error.instance) - set(allowed))
-        return f"unknown config key {', '.join(repr(k) for k in extra)} in {key}; allowed keys: {', '.join(allowed)}"
+        where = f" in {key}" if key else ""
+        names = ", ".join(repr(f"{key}.{k}" if key else k) for k in extra)
+        return f"unknown config key {names}; allowed keys{where}: {', '.join(allowed)}"
     allowed = []
     if "enum" in s:
         allowed.append("one of " + ", ".join(repr(v) for v in s["enum"]))
@@ -59,12 +118,18 @@ def _describe(error):
         allowed.append(f">= {s['minimum']}")
     if "maximum" in s:
         allowed.append(f"<= {s['maximum']}")
+    if "exclusiveMinimum" in s:
+        allowed.append(f"> {s['exclusiveMinimum']}")
+    if "exclusiveMaximum" in s:
+        allowed.append(f"< {s['exclusiveMaximum']}")
+    if s.get("uniqueItems"):
+        allowed.append("no repeated items")
     if "multipleOf" in s:
         allowed.append(f"a multiple of {s['multipleOf']}")
     if "minLength" in s:
         allowed.append("not empty")
     what = "; ".join(allowed) or error.message
-    return f"config key {key} = {error.instance!r} is not allowed; allowed: {what}"
+    return f"config key {key or '(top level)'} = {error.instance!r} is not allowed; allowed: {what}"
 
 
 def validate(config, schema_dir):
@@ -85,12 +150,15 @@ def validate(config, schema_dir):
     Raises
     ------
     ConfigError
-        On the first bad value (unknown key, wrong type, out of range, spawn probabilities that do
-        not sum to 1, a 1x1 board).
+        On the first bad value (unknown key, wrong type, out of range, NaN or infinite number, spawn
+        probabilities that do not sum to 1, a 1x1 board).
     """
     schema = load_schema(schema_dir)
-    config = copy.deepcopy(dict(config))
+    config = _coerce(schema, copy.deepcopy(dict(config)))
     _fill_defaults(schema, config)
+    bad = _non_finite(config)
+    if bad:
+        raise ConfigError(f"config key {bad} is NaN or infinite; allowed: a finite number")
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
@@ -123,12 +191,11 @@ def apply_preset(config, presets_dir):
     name = config.get("preset")
     if not name:
         return config
-    path = Path(presets_dir) / f"{name}.yaml"
-    if not path.is_file():
-        names = sorted(p.stem for p in Path(presets_dir).glob("*.yaml"))
+    names = sorted(p.stem for p in Path(presets_dir).glob("*.yaml"))
+    if name not in names:  # a name, never a path: presets live in presets_dir only
         raise ConfigError(f"unknown preset {name!r}; allowed: {', '.join(names)}")
     merged = copy.deepcopy(dict(config))
-    _merge(merged, yaml.safe_load(path.read_text()) or {})
+    _merge(merged, yaml.safe_load((Path(presets_dir) / f"{name}.yaml").read_text()) or {})
     return merged
 
 

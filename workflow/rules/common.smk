@@ -1,10 +1,10 @@
-# Shared helpers: validated config, run directory, age blocks.
+# Shared helpers: validated config, stale-lock cleanup, run directory, age blocks.
+import fcntl
+import shutil
 import sys
 from pathlib import Path
 
 from strongsolve.config import ConfigError, apply_preset, validate
-from strongsolve.games.g2048.pipeline import blocks
-from strongsolve.games.g2048.run import Run, run_name
 
 PYTHON = sys.executable  # the interpreter running Snakemake: the project's .venv
 
@@ -13,6 +13,38 @@ try:
                            Path(workflow.basedir) / "workflow/schemas"))
 except ConfigError as err:
     sys.exit(f"strongsolve: config error: {err}")
+
+# after the validation, so that a bad config is refused before numba loads
+from strongsolve.games.g2048.pipeline import blocks
+from strongsolve.games.g2048.run import Run, run_name
+
+
+def hold_run_lock(snakemake_dir=Path(".snakemake")):
+    """Remove Snakemake's lock files if no other run of this workflow is alive in this directory.
+
+    Snakemake's locks (.snakemake/locks) outlive a kill -9 or a power loss and then block every rerun
+    until `snakemake --unlock` (issue 5). Each main Snakemake process here holds an OS lock (flock) on
+    .snakemake/strongsolve.flock until it exits: the kernel drops it when the process dies, however it
+    dies. If we get it, no other run is alive, so any leftover lock file is stale. If another run holds
+    it, Snakemake's own locks stay and refuse overlapping runs as usual. Returns the open lock file
+    (kept for the life of the process) or None.
+    """
+    if not workflow.is_main_process:
+        return None  # a job's own Snakemake (cluster executors): the main process holds the lock
+    snakemake_dir.mkdir(exist_ok=True)
+    handle = open(snakemake_dir / "strongsolve.flock", "w")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # another run holds it (or the file system has no locks): leave the locks alone
+        handle.close()
+        print("strongsolve: another Snakemake run seems active in this directory; its locks are kept",
+              file=sys.stderr)
+        return None
+    shutil.rmtree(snakemake_dir / "locks", ignore_errors=True)
+    return handle
+
+
+RUN_LOCK = hold_run_lock()
 
 RESULTS = config["results"]
 G = config["g2048"]

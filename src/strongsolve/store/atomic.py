@@ -1,30 +1,91 @@
-"""Atomic writes of small files (JSON, CSV): a temporary name in the same directory, then a rename."""
+"""Atomic writes of small files (JSON, CSV): a temporary name in the same directory, then a rename.
 
+A write that fails (disk full, read-only or missing directory) raises :class:`StoreWriteError`, an
+``OSError`` whose message names the file and what to do, and leaves nothing behind.
+"""
+
+import glob
 import json
 import os
 import uuid
 from pathlib import Path
 
+from .errors import StoreWriteError
+
+
+def write_failed(path, err):
+    """The :class:`StoreWriteError` for a failed write of ``path`` caused by the OSError ``err``."""
+    reason = err.strerror or str(err)
+    if err.filename and str(err.filename) != str(path):
+        blocker = Path(err.filename)
+        # mkdir of a directory whose name is taken by a file says "File exists": say what is wrong
+        if blocker.exists() and not blocker.is_dir():
+            reason = "not a directory"
+        reason += f" ({blocker})"
+    out = StoreWriteError(f"cannot write {path}: {reason}; nothing was written "
+                          "for it. Free disk space or make the directory writable, then run "
+                          "`snakemake --cores all` again (finished layers are kept)")
+    out.errno = err.errno
+    return out
+
+
+def fsync_dir(path):
+    """Flush a directory's entries (a rename inside it) to disk, so a later file cannot survive a
+    power loss that this one does not."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def temporary_name(path):
+    """A fresh hidden temporary name beside ``path`` (``.<name>.tmp-<random>``)."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+
+
+def stale_temporaries(path):
+    """Temporary names of ``path`` that a killed writer left behind."""
+    path = Path(path)
+    return sorted(path.parent.glob(f".{glob.escape(path.name)}.tmp-*")) if path.parent.is_dir() else []
+
+
+def _discard(tmp):
+    try:
+        tmp.unlink(missing_ok=True)
+    except OSError:  # e.g. its directory is a file: then it was never created
+        pass
+
 
 def write_text_atomic(path, text):
     """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part.
 
+    Temporary files a killed earlier write of the same path left behind are removed first.
+
     Raises
     ------
-    OSError
-        If the directory is not writable or the disk is full; the temporary file is removed.
+    StoreWriteError
+        If the directory cannot be created or written, or the disk is full; the temporary file is
+        removed.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+    tmp = temporary_name(path)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for old in stale_temporaries(path):
+            old.unlink(missing_ok=True)
         with open(tmp, "w") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+        fsync_dir(path.parent)
+    except OSError as err:
+        _discard(tmp)
+        raise write_failed(path, err) from err
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _discard(tmp)
         raise
 
 

@@ -4,29 +4,33 @@ A layer is a zarr group holding one or more 1-d arrays and JSON attributes. It i
 temporary directory beside its final path and renamed when complete, so a killed run never leaves a
 layer that looks complete (issue 5). The attributes carry, per array, its length, dtype and a BLAKE2b
 checksum of its bytes, plus ``complete: true`` and whatever the stage adds (age, counts, the board
-shape...). Every chunk also carries a CRC32C (zarr's ``crc32c`` codec), so a flipped byte is caught
-even by a reader that does not verify the whole array.
+shape...), and a checksum of all of these attributes (``attrs_checksum``), so a flipped byte in
+``zarr.json`` is caught too. Every chunk also carries a CRC32C (zarr's ``crc32c`` codec), so a
+flipped byte is caught even by a reader that does not verify the whole array.
 
-:func:`read_layer` checks all of this and raises :class:`CorruptLayerError`, naming the file and
-how to rebuild it, on any mismatch.
+:func:`read_attrs` and :func:`read_layer` check all of this and raise :class:`CorruptLayerError`,
+naming the file and how to rebuild it, on any mismatch. Stages write layers ``<dir>/age_<n>.zarr``
+in Snakemake jobs and record each job's block of ages in ``<dir>/block_<first>-<last>.json`` (the
+job's declared output); Snakemake reruns a job only when that file is missing, so the rebuild hint
+names it too.
 """
 
 import hashlib
+import json
 import os
+import re
 import shutil
-import uuid
 from pathlib import Path
 
 import numpy as np
 import zarr
 from zarr.codecs import BytesCodec, Crc32cCodec, ZstdCodec
 
+from .atomic import fsync_dir, stale_temporaries, temporary_name, write_failed
+from .errors import CorruptLayerError
+
 FORMAT = "strongsolve-layer/1"
 CHUNK = 1 << 20  # elements per zarr chunk: 8 MiB of uint64/float64, large enough to stream well
-
-
-class CorruptLayerError(RuntimeError):
-    """A layer file is missing, incomplete, corrupt or from another run."""
 
 
 def checksum(array):
@@ -38,8 +42,32 @@ def checksum(array):
     return h.hexdigest()
 
 
+def attrs_checksum(attrs):
+    """BLAKE2b-128 hex digest of a layer's attributes (without ``attrs_checksum``), as canonical JSON."""
+    doc = {k: v for k, v in attrs.items() if k != "attrs_checksum"}
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def block_manifest(path):
+    """The block manifest ``block_<first>-<last>.json`` beside the layer ``.../age_<n>.zarr`` whose
+    range holds ``n``, or None."""
+    path = Path(path)
+    age = re.fullmatch(r"age_(\d+)\.zarr", path.name)
+    if age is None or not path.parent.is_dir():
+        return None
+    n = int(age.group(1))
+    for manifest in sorted(path.parent.glob("block_*-*.json")):
+        block = re.fullmatch(r"block_(\d+)-(\d+)\.json", manifest.name)
+        if block and int(block.group(1)) <= n <= int(block.group(2)):
+            return manifest
+    return None
+
+
 def _rebuild_hint(path):
-    return (f"delete {path} and run `snakemake --cores all` again to rebuild it "
+    manifest = block_manifest(path)
+    what = f"{path} and {manifest}" if manifest else str(path)
+    return (f"delete {what}, then run `snakemake --cores all` again to rebuild it "
             "(only the missing layers are recomputed)")
 
 
@@ -58,15 +86,16 @@ def write_layer(path, arrays, attrs):
     ------
     FileExistsError
         If ``path`` already exists: a layer is never silently overwritten.
-    OSError
-        If the disk is full or the directory is not writable; the temporary directory is removed.
+    StoreWriteError
+        An ``OSError``: the disk is full or the directory cannot be created or written. The message
+        names the layer; the temporary directory is removed, so nothing that looks complete is left.
     """
     path = Path(path)
     if path.exists():
         raise FileExistsError(f"{path} already exists; refusing to overwrite a computed layer")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+    tmp = temporary_name(path)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         group = zarr.open_group(tmp, mode="w-", zarr_format=3)
         meta = {}
         for name, a in arrays.items():
@@ -80,9 +109,14 @@ def write_layer(path, arrays, attrs):
             if a.size:
                 z[:] = a
             meta[name] = {"length": int(a.shape[0]), "dtype": a.dtype.str, "checksum": checksum(a)}
-        group.attrs.update(dict(attrs, format=FORMAT, arrays=meta, complete=True))
+        attrs = dict(attrs, format=FORMAT, arrays=meta, complete=True)
+        group.update_attributes(dict(attrs, attrs_checksum=attrs_checksum(attrs)))
         _fsync_tree(tmp)
         os.rename(tmp, path)
+        fsync_dir(path.parent)
+    except OSError as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise write_failed(path, err) from err
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -100,12 +134,12 @@ def _fsync_tree(root):
 
 
 def read_attrs(path):
-    """The attributes of a complete layer (arrays not verified).
+    """The attributes of a complete layer (verified against ``attrs_checksum``; arrays not read).
 
     Raises
     ------
     CorruptLayerError
-        If the layer is missing or was not completed.
+        If the layer is missing, was not completed, or its attributes do not match their checksum.
     """
     path = Path(path)
     if not path.is_dir():
@@ -116,6 +150,9 @@ def read_attrs(path):
         raise CorruptLayerError(f"layer {path} cannot be opened ({err}); {_rebuild_hint(path)}") from err
     if attrs.get("format") != FORMAT or attrs.get("complete") is not True:
         raise CorruptLayerError(f"layer {path} is not a complete {FORMAT} layer; {_rebuild_hint(path)}")
+    if attrs.get("attrs_checksum") != attrs_checksum(attrs):
+        raise CorruptLayerError(f"layer {path}: its attributes (zarr.json) do not match their checksum "
+                                f"(corrupt); {_rebuild_hint(path)}")
     return attrs
 
 
@@ -172,7 +209,5 @@ def layer_bytes(path):
 def remove_stale_temporaries(path):
     """Remove the temporary directories a killed run left for the layer ``path`` (only that layer's:
     jobs running side by side write other layers in the same directory)."""
-    path = Path(path)
-    if path.parent.is_dir():
-        for p in path.parent.glob(f".{path.name}.tmp-*"):
-            shutil.rmtree(p, ignore_errors=True)
+    for p in stale_temporaries(path):
+        shutil.rmtree(p, ignore_errors=True)

@@ -1,0 +1,408 @@
+"""Crash-safe, resumable runs of the real Snakemake workflow (issue 5).
+
+The 2x3 board with 48 ages per job (three forward and three backward blocks) runs in a copy of the
+workflow whose config.yaml selects it, so every command here is a plain ``snakemake --cores 2``: no
+``--unlock``, no ``--rerun-incomplete``. The kill moments are drawn from a seeded generator
+(``STRONGSOLVE_CRASH_SEED`` to vary them); a kill lands wherever the run then is, including in the
+middle of writing a layer.
+
+Jobs run with ``NUMBA_NUM_THREADS=1``: the 2x3 layers hold at most a few hundred IDs, and on a busy
+2-core machine the parallel kernels' thread hand-offs cost more than the work. The results do not
+depend on it (fastmath is off and the kernels are deterministic).
+"""
+
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from strongsolve.store.layers import read_layer
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+SEED = int(os.environ.get("STRONGSOLVE_CRASH_SEED", "20261129"))
+RUN = Path("results") / "2048_2x3"
+CONFIG = "results: results\ngames: [g2048]\nmax_age: null\ng2048: {rows: 2, cols: 3, ages_per_job: 48, threads: 1}\n"
+BLOCKS = [(4, 98), (100, 194), (196, 252)]  # ages 4..252 in blocks of 48
+ENV = dict(os.environ, NUMBA_NUM_THREADS="1")
+TIMEOUT = 300  # seconds for any one snakemake run: far above its few tens of seconds
+
+
+# ---- running and killing the workflow -----------------------------------------------------------
+
+def make_workflow(dest):
+    dest.mkdir(parents=True)
+    for name in ("Snakefile", "workflow", "profiles"):
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
+    (dest / "config.yaml").write_text(CONFIG)
+    return dest
+
+
+def copy_workflow(src, dest):
+    """A copy of a finished workflow directory (mtimes kept, Snakemake's own records left out)."""
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns(".snakemake"))
+    return dest
+
+
+def snakemake(wf, *args):
+    proc = subprocess.run([str(SNAKEMAKE), "--cores", "2", *args], cwd=wf, env=ENV,
+                          capture_output=True, text=True, timeout=TIMEOUT)
+    proc.output = proc.stdout + proc.stderr
+    return proc
+
+
+def start(wf, name):
+    """Start ``snakemake --cores 2`` in its own process group (output to ``<wf>/<name>.out``)."""
+    out_path = wf / f"{name}.out"
+    with open(out_path, "w") as out:
+        proc = subprocess.Popen([str(SNAKEMAKE), "--cores", "2"], cwd=wf, env=ENV, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    proc.out_path = out_path
+    return proc
+
+
+def wait_until(condition, proc, what, timeout=TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if proc.poll() is not None:
+            raise AssertionError(f"snakemake exited ({proc.returncode}) before {what}:\n"
+                                 + proc.out_path.read_text()[-3000:])
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
+
+
+def live_members(pgid):
+    """Processes of the group that are alive (zombies do not count: they write nothing)."""
+    pids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            pids.append(int(stat.parent.name))
+    return pids
+
+
+def wait_group_gone(pgid, timeout=TIMEOUT):
+    deadline = time.monotonic() + timeout
+    while live_members(pgid):
+        assert time.monotonic() < deadline, f"processes of group {pgid} still alive"
+        time.sleep(0.01)
+
+
+def kill_group(proc):
+    """SIGKILL Snakemake and its jobs at once (as a power loss would stop them)."""
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    wait_group_gone(proc.pid)
+
+
+# ---- what is on disk ----------------------------------------------------------------------------
+
+def layers(run_dir, stage):
+    d = run_dir / stage
+    return sorted(d.glob("age_*.zarr")) if d.is_dir() else []
+
+
+def ages(paths):
+    return {int(p.name[4:10]) for p in paths}
+
+
+def identities(run_dir):
+    """(inode, mtime) of every result file: layers, block manifests, summary and solution."""
+    out = {}
+    for p in run_dir.rglob("*"):
+        rel = p.relative_to(run_dir)
+        if p.is_file() and rel.parts[0] != "logs" and not any(s.startswith(".") for s in rel.parts):
+            st = p.stat()
+            out[rel] = (st.st_ino, st.st_mtime_ns)
+    return out
+
+
+def assert_kept(before, run_dir, rewritten=()):
+    """Every file of ``before`` is still the same file, untouched (not recomputed, not rewritten)."""
+    after = identities(run_dir)
+    changed = sorted(str(rel) for rel, ident in before.items()
+                     if Path(rel) not in rewritten and after.get(rel) != ident)
+    assert not changed, f"recomputed or rewritten: {changed[:10]}"
+
+
+def assert_layers_complete(run_dir):
+    """Whatever a kill left: every layer under its final name is complete and verifies."""
+    for stage in ("afterstates", "values"):
+        for path in layers(run_dir, stage):
+            read_layer(path)
+
+
+def interrupted_block(run_dir, stage):
+    """(first, last, ages present) of the block that has layers but no manifest, or None."""
+    present = ages(layers(run_dir, stage))
+    for first, last in BLOCKS:
+        done = present & set(range(first, last + 1, 2))
+        if done and not (run_dir / stage / f"block_{first:06d}-{last:06d}.json").exists():
+            return first, last, done
+    return None
+
+
+def assert_resumed(run_dir, stage, block):
+    """The log of the block's rerun shows exactly the ages found on disk as kept, the others computed."""
+    if block is None:
+        return
+    first, last, kept = block
+    log = (run_dir / "logs" / f"{'forward' if stage == 'afterstates' else 'backward'}_{first:06d}-{last:06d}.log").read_text()
+    status = {int(a): s for a, s in re.findall(r"age (\d+): .*, (verified \(kept\)|computed in)", log)}
+    assert set(status) == set(range(first, last + 1, 2)), log[-2000:]
+    assert {a for a, s in status.items() if s.startswith("verified")} == kept
+
+
+def stale_locks(wf):
+    return sorted((wf / ".snakemake" / "locks").glob("*.lock"))
+
+
+def assert_same_results(ref_dir, run_dir):
+    """Layers, summary.csv and solution.json byte for byte as the uninterrupted run's; the block
+    manifests equal but for their timings; no temporary left anywhere."""
+    def files(root):
+        return sorted(p.relative_to(root) for p in root.rglob("*")
+                      if p.is_file() and p.relative_to(root).parts[0] != "logs")
+
+    names = files(run_dir)
+    assert names == files(ref_dir)
+    assert not [n for n in names if any(part.startswith(".") for part in n.parts)]
+    for rel in names:
+        a, b = (ref_dir / rel).read_bytes(), (run_dir / rel).read_bytes()
+        if rel.name.startswith("block_"):
+            a, b = ({k: v for k, v in json.loads(x).items() if k != "seconds"} for x in (a, b))
+        assert a == b, f"{rel} differs from the uninterrupted run"
+    for stage in ("afterstates", "values"):
+        for path in layers(run_dir, stage):
+            got, want = read_layer(path), read_layer(ref_dir / stage / path.name)
+            assert got[1] == want[1]
+            for name in want[0]:
+                assert got[0][name].dtype == want[0][name].dtype
+                assert np.array_equal(got[0][name], want[0][name])
+    assert (run_dir / "solution.json").read_bytes() == (ref_dir / "solution.json").read_bytes()
+
+
+def flip_byte(path, position):
+    data = bytearray(path.read_bytes())
+    data[position] ^= 0x10
+    path.write_bytes(bytes(data))
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """An uninterrupted run: the workflow directory."""
+    wf = make_workflow(tmp_path_factory.mktemp("reference") / "wf")
+    proc = snakemake(wf)
+    assert proc.returncode == 0, proc.output[-3000:]
+    assert json.loads((wf / RUN / "solution.json").read_text())["rows"] == 2
+    return wf
+
+
+# ---- the tests ----------------------------------------------------------------------------------
+
+def test_sigkill_at_random_moments_then_plain_rerun_gives_identical_results(reference, tmp_path):
+    rng = random.Random(SEED)
+    wf = make_workflow(tmp_path / "wf")
+    run_dir = wf / RUN
+
+    # 1. Forward, first block: SIGKILL Snakemake alone (as the OOM killer would). Its job is orphaned,
+    #    finishes the block and writes the manifest, which Snakemake never records as complete.
+    proc = start(wf, "run1")
+    k = rng.randint(2, 30)  # of the block's 48: the block is still running when the kill lands
+    wait_until(lambda: len(layers(run_dir, "afterstates")) >= k, proc, f"{k} forward layers")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    wait_group_gone(proc.pid)
+    first_manifest = Path("afterstates/block_000004-000098.json")
+    assert (run_dir / first_manifest).exists()
+    assert stale_locks(wf), "a killed Snakemake leaves its lock files"
+    # Without the profile's `rerun-incomplete: true`, Snakemake refuses to go on.
+    refused = snakemake(wf, "--workflow-profile", "none")
+    assert refused.returncode != 0 and "--rerun-incomplete" in refused.output, refused.output[-3000:]
+    assert "cannot be locked" not in refused.output  # the stale lock is cleared by common.smk
+    assert_layers_complete(run_dir)
+    before = identities(run_dir)
+
+    # 2. Forward, a later block: kill everything.
+    proc = start(wf, "run2")
+    k = rng.randint(55, 115)  # of 125: the backward pass has not started when the kill lands
+    wait_until(lambda: len(layers(run_dir, "afterstates")) >= k, proc, f"{k} forward layers")
+    time.sleep(rng.uniform(0.0, 0.05))
+    kill_group(proc)
+    assert stale_locks(wf)
+    assert not (run_dir / "values").exists()
+    # the incomplete first block was run again: it kept all its layers and rewrote its manifest
+    assert_kept(before, run_dir, rewritten={first_manifest})
+    assert_resumed(run_dir, "afterstates", (4, 98, set(range(4, 99, 2))))
+    assert_layers_complete(run_dir)
+    forward_cut = interrupted_block(run_dir, "afterstates")
+    before = identities(run_dir)
+
+    # 3. Backward.
+    proc = start(wf, "run3")
+    k = rng.randint(10, 115)
+    wait_until(lambda: len(layers(run_dir, "values")) >= k, proc, f"{k} value layers")
+    time.sleep(rng.uniform(0.0, 0.05))
+    kill_group(proc)
+    assert stale_locks(wf)
+    assert_kept(before, run_dir)
+    assert_resumed(run_dir, "afterstates", forward_cut)
+    assert_layers_complete(run_dir)
+    backward_cut = interrupted_block(run_dir, "values")
+    before = identities(run_dir)
+
+    # 4. Report.
+    proc = start(wf, "run4")
+    wait_until((run_dir / "logs" / "report.log").exists, proc, "the report job")
+    time.sleep(rng.uniform(0.0, 0.1))
+    kill_group(proc)
+    assert not (run_dir / "solution.json").exists(), "the report was not interrupted"
+    assert_kept(before, run_dir)
+    assert_resumed(run_dir, "values", backward_cut)
+    before = identities(run_dir)
+
+    # 5. A plain rerun finishes, recomputing nothing that was complete (the report, whose
+    #    solution.json is missing, runs again: summary.csv may be written twice).
+    proc = snakemake(wf)
+    assert proc.returncode == 0, proc.output[-3000:]
+    assert_kept(before, run_dir, rewritten={Path("summary.csv")})
+    assert_same_results(reference / RUN, run_dir)
+
+
+def test_corrupt_layer_is_refused_then_rebuilt_by_following_the_message(reference, tmp_path):
+    wf = copy_workflow(reference, tmp_path / "wf")
+    run_dir = wf / RUN
+    # The report is still to do, and a byte of a value layer it reads (age 4: start states) flipped.
+    (run_dir / "summary.csv").unlink()
+    (run_dir / "solution.json").unlink()
+    victim = RUN / "values" / "age_000004.zarr"
+    manifest = RUN / "values" / "block_000004-000098.json"
+    flip_byte(wf / victim / "values" / "c" / "0", 9)
+    before = identities(run_dir)
+
+    proc = snakemake(wf)
+    assert proc.returncode != 0
+    assert "Error in rule g2048_report" in proc.output
+    log = (run_dir / "logs" / "report.log").read_text()
+    assert f"CorruptLayerError: layer {victim}: array 'values' cannot be read" in log
+    assert (f"delete {victim} and {manifest}, then run `snakemake --cores all` again to rebuild it "
+            "(only the missing layers are recomputed)") in log
+    assert not (run_dir / "solution.json").exists()
+    assert_kept(before, run_dir)
+
+    # Do what the message says: only that layer is computed again.
+    shutil.rmtree(wf / victim)
+    (wf / manifest).unlink()
+    proc = snakemake(wf)
+    assert proc.returncode == 0, proc.output[-3000:]
+    assert_resumed(run_dir, "values", (4, 98, set(range(6, 99, 2))))
+    assert_kept(before, run_dir, rewritten={manifest.relative_to(RUN)} | {
+        rel for rel in before if rel.parts[:2] == ("values", "age_000004.zarr")})
+    assert_same_results(reference / RUN, run_dir)
+
+
+def test_stage_commands_refuse_flipped_bytes(reference, tmp_path):
+    """A flipped byte in a chunk, or in the attributes of zarr.json, stops the next stage with the
+    message naming the file and how to rebuild it; nothing it would write is touched."""
+    rng = random.Random(SEED + 1)
+    run_dir = tmp_path / "2048_2x3"
+    shutil.copytree(reference / RUN, run_dir)
+    args = [str(run_dir), "--rows", "2", "--cols", "3"]
+
+    def stage(*extra):
+        return subprocess.run([sys.executable, "-m", "strongsolve", "2048", *extra, *args], env=ENV,
+                              capture_output=True, text=True, timeout=TIMEOUT)
+
+    chunk_layer = run_dir / "afterstates" / "age_000150.zarr"
+    chunk = chunk_layer / "ids" / "c" / "0"
+    flip_byte(chunk, rng.randrange(chunk.stat().st_size))
+    attrs_layer = run_dir / "afterstates" / "age_000060.zarr"
+    meta = attrs_layer / "zarr.json"
+    text = meta.read_text()
+    start, end = text.index('"attributes"'), text.index('"zarr_format"')
+    flip_byte(meta, rng.randrange(start, end))
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+
+    proc = stage("backward", "--ages", "100-194")  # reads the afterstates of ages 100..198
+    assert proc.returncode != 0
+    assert f"layer {chunk_layer}: array 'ids' cannot be read" in proc.stderr
+    assert f"delete {chunk_layer} and {run_dir / 'afterstates' / 'block_000100-000194.json'}, then run" in proc.stderr
+    proc = stage("report")  # reads the attributes of every forward layer
+    assert proc.returncode != 0
+    assert f"layer {attrs_layer}" in proc.stderr
+    assert f"delete {attrs_layer} and {run_dir / 'afterstates' / 'block_000004-000098.json'}, then run" in proc.stderr
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
+
+
+def test_write_error_fails_the_job_clearly_and_the_run_resumes(reference, tmp_path):
+    """The values directory becomes unwritable while the backward pass runs. Root ignores permission
+    bits (and `chattr +i` needs a capability containers often lack), so its name is given to a file
+    instead: every later write there fails, as in a read-only or vanished directory."""
+    rng = random.Random(SEED + 2)
+    wf = copy_workflow(reference, tmp_path / "wf")
+    run_dir = wf / RUN
+    # the backward pass of the first block (ages 4..98) and the report are still to do
+    (run_dir / "values" / "block_000004-000098.json").unlink()
+    for age in range(4, 99, 2):
+        shutil.rmtree(run_dir / "values" / f"age_{age:06d}.zarr")
+    (run_dir / "summary.csv").unlink()
+    (run_dir / "solution.json").unlink()
+    done = len(layers(run_dir, "values"))
+
+    proc = start(wf, "run")
+    # well inside the block: the job then holds ages n + 2 and n + 4 in memory and fails on its
+    # next write, not on a read of the vanished directory
+    k = done + rng.randint(3, 30)  # of the block's 48
+    wait_until(lambda: len(layers(run_dir, "values")) >= k, proc, f"{k} value layers")
+    os.killpg(proc.pid, signal.SIGSTOP)  # freeze the run (it keeps its locks) ...
+    try:
+        # ... a second run here is refused while the first is alive ...
+        second = snakemake(wf)
+        assert second.returncode != 0
+        assert "another Snakemake run seems active" in second.output
+        assert "Directory cannot be locked" in second.output
+        # ... and the values directory becomes unwritable.
+        (run_dir / "values").rename(run_dir / "values.moved")
+        (run_dir / "values").write_text("")
+    finally:
+        os.killpg(proc.pid, signal.SIGCONT)
+    assert proc.wait(timeout=TIMEOUT) != 0
+    output = (wf / "run.out").read_text()
+    failed = re.search(r"Error in rule g2048_backward:.*?log: (\S+)", output, re.S)
+    assert failed, output[-3000:]
+    log = (wf / failed.group(1)).read_text()
+    assert re.search(rf"StoreWriteError: cannot write {RUN}/values/(age_\d+\.zarr|block_\d+-\d+\.json): "
+                     rf"not a directory \({RUN}/values\); nothing was written for it\. Free disk space or "
+                     r"make the directory writable, then run `snakemake --cores all` again", log), log[-2000:]
+    assert not (run_dir / "solution.json").exists() and not (run_dir / "summary.csv").exists()
+
+    # Nothing that looks complete is partial: every layer under its final name verifies, and the
+    # failed block has no manifest.
+    (run_dir / "values").unlink()
+    (run_dir / "values.moved").rename(run_dir / "values")
+    assert_layers_complete(run_dir)
+    cut = interrupted_block(run_dir, "values")
+    assert cut is not None and cut[:2] == (4, 98)
+    before = identities(run_dir)
+    proc = snakemake(wf)
+    assert proc.returncode == 0, proc.output[-3000:]
+    assert_kept(before, run_dir)
+    assert_resumed(run_dir, "values", cut)
+    assert_same_results(reference / RUN, run_dir)

@@ -44,8 +44,7 @@ def main(argv=None):
         sys.stderr.close()
         return 0
     except OSError as err:  # disk full, read-only directory: nothing partial is left (atomic writes)
-        print(f"strongsolve: error: {err.strerror or err} ({err.filename or 'no file'}); nothing "
-              "incomplete was left behind: free space or fix permissions and run again", file=sys.stderr)
+        print(f"strongsolve: error: {err}", file=sys.stderr)
         return 1
 
 

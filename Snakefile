@@ -8,9 +8,13 @@ configfile: "config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/g2048.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/shutbox.smk"
+include: "workflow/rules/ludo.smk"
+include: "workflow/rules/truco.smk"
 
 
-DEFAULT_TARGETS = {"g2048": G2048_TARGETS + REPORT_TARGETS}
+DEFAULT_TARGETS = {"g2048": G2048_TARGETS + REPORT_TARGETS, "shutbox": SHUTBOX_TARGETS,
+                   "ludo": LUDO_TARGETS, "truco": TRUCO_TARGETS}
 DEFAULT_TARGETS = [t for g in config["games"] for t in DEFAULT_TARGETS[g]]
 
 

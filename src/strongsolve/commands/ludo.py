@@ -1,0 +1,182 @@
+"""``strongsolve ludo``: exact expected rolls of one piece, optimal two-player races (issue 7)."""
+
+import json
+import math
+import sys
+
+
+
+def register(subparsers):
+    p = subparsers.add_parser("ludo", help="solve Ludo / aeroplane chess boards",
+                              description="Solve a Ludo / aeroplane chess board given as YAML "
+                                          "(length, jumps, chain_jumps, overshoot, die, safe, "
+                                          "roll_again_on).")
+    sub = p.add_subparsers(dest="ludo_command", required=True, metavar="{rolls,race}")
+
+    rolls = sub.add_parser("rolls", help="expected rolls of one piece from every cell")
+    rolls.add_argument("board", help="board YAML file")
+    _die_options(rolls)
+    rolls.add_argument("--json", action="store_true", help="print JSON")
+    rolls.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
+    rolls.set_defaults(handler=run_rolls)
+
+    race = sub.add_parser("race", help="two players, optimal play: win probability of the mover")
+    race.add_argument("board", help="board YAML file")
+    _die_options(race)
+    race.add_argument("--pieces", type=int, default=2, help="pieces per player (default 2)")
+    race.add_argument("--tol", type=float, default=1e-12,
+                      help="value iteration stops when no win probability changes by more")
+    race.add_argument("--against", nargs="*", default=["leading", "trailing"],
+                      choices=["leading", "trailing"],
+                      help="simple policies to match the optimal one against (default both)")
+    race.add_argument("--position", action="append", default=[], metavar="OWN/OPP",
+                      help="print the optimal piece per roll, e.g. 3,10/0,22 (own cells/opponent "
+                           "cells, player to move first); repeatable")
+    race.add_argument("--policy-out", metavar="FILE.npz",
+                      help="save the value and the optimal piece per position and roll")
+    race.add_argument("--json", action="store_true", help="print JSON")
+    race.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
+    race.set_defaults(handler=run_race)
+
+
+def _die_options(p):
+    p.add_argument("--die", metavar="P1,P2,...",
+                   help="override the board's die: face probabilities (fractions allowed, e.g. "
+                        "2/7,1/7,1/7,1/7,1/7,1/7) or a face count")
+
+
+def _board(args):
+    import yaml
+
+    from ..games.ludo import Board
+
+    with open(args.board) as f:
+        try:
+            data = yaml.safe_load(f)
+        except yaml.YAMLError as err:
+            raise ValueError(f"{args.board}: not valid YAML: {err}") from None
+    if args.die:
+        parts = args.die.split(",")
+        data = dict(data or {}, die=int(parts[0]) if len(parts) == 1 and parts[0].isdigit()
+                    else parts)
+    try:
+        return Board.from_mapping(data)
+    except ValueError as err:
+        raise ValueError(f"{args.board}: {err}") from None
+
+
+def _finite(x):
+    # JSON has no infinity: unreachable goals are reported as the string "inf"
+    return x if math.isfinite(x) else "inf"
+
+
+def _emit(args, out, text):
+    from ..store.atomic import write_json_atomic
+
+    if args.output:
+        write_json_atomic(args.output, out)
+    if args.json:
+        json.dump(out, sys.stdout, indent=1)
+        print()
+    else:
+        print(text)
+
+
+def _board_json(board):
+    return {"length": board.length, "jumps": {str(k): v for k, v in sorted(board.jumps.items())},
+            "chain_jumps": board.chain_jumps, "overshoot": board.overshoot,
+            "die": [str(p) for p in board.die], "safe": sorted(board.safe),
+            "roll_again_on": board.roll_again_on}
+
+
+def run_rolls(args):
+    from ..games.ludo import expected_rolls
+
+    board = _board(args)
+    per_cell = expected_rolls(board)
+    out = {"game": "ludo", "board_file": args.board, "board": _board_json(board),
+           "expected_rolls": _finite(float(per_cell[0])),
+           "per_cell": [_finite(float(v)) for v in per_cell],
+           "unreachable_cells": [c for c, v in enumerate(per_cell) if not math.isfinite(v)]}
+    _emit(args, out, f"expected rolls from cell 0: {per_cell[0]:.10g}"
+                     + (f" (goal unreachable from cells {out['unreachable_cells']})"
+                        if out["unreachable_cells"] else ""))
+    return 0
+
+
+def _parse_position(text, pieces):
+    try:
+        own, opp = text.split("/")
+        return (tuple(int(c) for c in own.split(",")), tuple(int(c) for c in opp.split(",")))
+    except ValueError:
+        raise ValueError(f"position must look like {','.join(['3'] * pieces)}/"
+                         f"{','.join(['0'] * pieces)} (own cells/opponent cells), got {text!r}")
+
+
+def _save_policy(path, solution):
+    import os
+    from pathlib import Path
+
+    import numpy as np
+
+    from ..store.atomic import temporary_name
+
+    race = solution.race
+    exp = race.expansion
+    faces = [d for d, p in enumerate(race.board.die, 1) if p > 0]
+    n = exp.n_nodes
+    best = np.full((n, len(faces)), -2, np.int16)  # -2: ended game, -1: pass
+    counts = np.diff(exp.node_ptr)
+    live = counts > 0
+    chosen = exp.out_ptr[:-1] + solution.policy
+    piece = race.piece[chosen]
+    cell = np.where(piece >= 0, race.encoding.cells[np.maximum(piece, 0)], -1)
+    best[live] = cell.reshape(-1, len(faces))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_name(path)
+    try:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(
+                f, cells=race.encoding.cells, tuples=race.encoding.tuples,
+                faces=np.array(faces), value=solution.value, move_from=best,
+                readme=np.array("node = rank(own) * M + rank(opponent), rank = row of tuples "
+                                "(indices into cells); value = win probability of the player to "
+                                "move; move_from[node, face] = cell of the piece to move, -1 pass, "
+                                "-2 ended game"))
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def run_race(args):
+    from ..games import ludo
+
+    board = _board(args)
+    sol = ludo.solve_race(board, args.pieces, tol=args.tol)
+    out = {"game": "ludo-race", "board_file": args.board, "board": _board_json(board),
+           "pieces": args.pieces, "positions": sol.race.expansion.n_nodes,
+           "win_probability": sol.win_probability, "sweeps": sol.sweeps,
+           "residual": sol.residual, "against": {}, "positions_queried": []}
+    lines = [f"{args.pieces} piece(s) each, optimal play: the first player wins with probability "
+             f"{sol.win_probability:.10f}"]
+    for kind in args.against:
+        first, second = ludo.match_win_probability(sol.race, sol.policy,
+                                                   ludo.simple_policy(sol.race, kind), tol=args.tol)
+        out["against"][kind] = {"optimal_moves_first": first, "optimal_moves_second": second}
+        lines.append(f"  optimal vs move-the-{kind}-piece: wins {first:.10f} moving first, "
+                     f"{second:.10f} moving second")
+    for text in args.position:
+        own, opp = _parse_position(text, args.pieces)
+        moves = ludo.best_moves(sol, own, opp)
+        out["positions_queried"].append({"own": list(own), "opponent": list(opp), "moves": moves})
+        lines.append(f"  position {text}: " + ", ".join(
+            f"roll {m['face']}: "
+            f"{'pass' if m['move_from'] is None else 'move ' + str(m['move_from'])}"
+            f" ({m['win_probability']:.4f})" for m in moves))
+    if args.policy_out:
+        _save_policy(args.policy_out, sol)
+        out["policy_file"] = args.policy_out
+    _emit(args, out, "\n".join(lines))
+    return 0

@@ -1,0 +1,157 @@
+"""``strongsolve truco``: equilibrium policies of solved Truco subgames and the state of the grid.
+
+- ``strongsolve truco policy --score 11-8 --dealer 0 --vira 7c --hand "Ac 3h 4s" [--json]`` prints
+  the action probabilities of the hand's first decision: the play/fold decision of the player at 11
+  (hand of eleven), or mano's first card at 11-11. ``--score`` is player 0's and player 1's points,
+  ``--dealer`` the player who deals (the other is mano and leads), ``--hand`` the deciding player's
+  cards.
+- ``strongsolve truco grid [--json]`` lists the solved subgames of the 1296 (role-ordered score x
+  vira class) with their values and exploitability.
+"""
+
+import json
+
+N_SUBGAMES = 144 * 9
+
+
+def register(subparsers):
+    p = subparsers.add_parser("truco", help="Truco Paulista: subgame policies and the solved grid")
+    sub = p.add_subparsers(dest="truco_command", required=True, metavar="SUBCOMMAND")
+    pol = sub.add_parser("policy", help="action probabilities at a hand's first decision")
+    pol.add_argument("--score", required=True, help="player 0's and player 1's points, e.g. 11-8")
+    pol.add_argument("--dealer", required=True, type=int, choices=(0, 1), help="the player who deals")
+    pol.add_argument("--vira", required=True, help="the turned card, e.g. 7c (suits d s h c)")
+    pol.add_argument("--hand", required=True, help='the deciding player\'s cards, e.g. "Ac 3h 4s"')
+    pol.add_argument("--results", default="results", help="results directory (default: results)")
+    pol.add_argument("--json", action="store_true", help="print JSON")
+    pol.set_defaults(handler=_policy)
+    grid = sub.add_parser("grid", help="which of the 1296 subgames are solved")
+    grid.add_argument("--results", default="results", help="results directory (default: results)")
+    grid.add_argument("--json", action="store_true", help="print JSON")
+    grid.set_defaults(handler=_grid)
+
+
+def _parse_score(text):
+    from ..cli import UserError
+
+    try:
+        a, b = (int(t) for t in text.split("-"))
+    except ValueError:
+        raise UserError(f"bad score {text!r}: expected player 0's and player 1's points as A-B, e.g. 11-8")
+    if not (0 <= a <= 11 and 0 <= b <= 11):
+        raise UserError(f"bad score {text!r}: each player has 0..11 points before a hand")
+    return a, b
+
+
+def policy(score, dealer, vira, hand, results="results"):
+    """The first decision of a solved subgame, for physical cards.
+
+    Parameters
+    ----------
+    score : (int, int)
+        Player 0's and player 1's points (0..11).
+    dealer : int
+        The dealing player (0 or 1); the other is mano.
+    vira : str
+        The turned card, e.g. ``"7c"``.
+    hand : str
+        The deciding player's three cards: the player at 11, or mano at 11-11.
+    results : path
+        Results directory holding ``truco/row11``.
+
+    Returns
+    -------
+    dict
+        ``actions``: list of {action, cards, probability}; ``value_player0``: player 0's match-win
+        probability of the subgame (before the deal); the subgame's ``nash_conv`` and
+        ``exploitability`` (match-win probability); the role-ordered score and vira class.
+
+    Raises
+    ------
+    ValueError
+        Bad cards, a hand holding the vira, or a score outside the solved 11 row.
+    FileNotFoundError
+        If the subgame is not solved yet under ``results``.
+    """
+    import numpy as np
+
+    from ..games.truco import abstraction as ab
+    from ..games.truco import rules as R
+    from ..games.truco.store import read_subgame, subgame_path
+    from ..games.truco.subgames import eleven_player, in_row11
+
+    mano = 1 - dealer
+    a, b = score[mano], score[dealer]
+    if not in_row11(a, b):
+        raise ValueError(f"score {score[0]}-{score[1]} has no player at 11: only the 11 row is solved")
+    vira_card = R.parse_card(vira)
+    cards = R.parse_hand(hand)
+    if vira_card in cards:
+        raise ValueError(f"the hand {hand!r} holds the vira {vira!r}")
+    vr = vira_card // R.N_SUITS
+    c = ab.vira_class(vr)
+    attrs, data = read_subgame(subgame_path(results, a, b, c))
+    e = eleven_player(a, b)
+    role = e if e >= 0 else R.MANO
+    abstract = ab.abstract_hand(cards, vr)
+    hands = [tuple(int(t) for t in h) for h in data["hands"]]
+    h = hands.index(abstract)
+    n_h = len(hands)
+    key = h * 2 + role if e >= 0 else 1 * 2 * n_h + h * 2 + role
+    keys = data["infoset_key"]
+    hit = np.flatnonzero(keys == key)
+    if len(hit) != 1:
+        raise ValueError(f"hand {hand!r} never reaches this decision in the stored tree")
+    lo, hi = data["infoset_ptr"][hit[0]], data["infoset_ptr"][hit[0] + 1]
+    probs = [float(p) for p in data["policy"][lo:hi]]
+    if e >= 0:
+        actions = [dict(action="play", cards=[], probability=probs[0]),
+                   dict(action="fold", cards=[], probability=probs[1])]
+    else:
+        types = sorted(set(abstract))
+        actions = [dict(action="lead", probability=p,
+                        cards=[R.card_text(x) for x in cards if R.strength(x, vr) == t])
+                   for t, p in zip(types, probs)]
+    player = mano if role == R.MANO else dealer
+    value0 = attrs["value"] if mano == 0 else 1.0 - attrs["value"]
+    return dict(score=list(score), dealer=dealer, mano=mano, role_score=[a, b], vira=vira,
+                vira_class=c, player=player, hand=[R.card_text(x) for x in cards],
+                decision="hand_of_eleven" if e >= 0 else "first_card", actions=actions,
+                value_player0=value0, nash_conv=attrs["nash_conv"],
+                exploitability=attrs["exploitability"], iterations=attrs["iterations"])
+
+
+def _policy(args):
+    out = policy(_parse_score(args.score), args.dealer, args.vira, args.hand, args.results)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"score {args.score} (player 0-player 1), dealer {out['dealer']}, mano {out['mano']}, "
+          f"vira {out['vira']} (class {out['vira_class']})")
+    what = "hand of eleven" if out["decision"] == "hand_of_eleven" else "first card at 11-11"
+    print(f"player {out['player']} holds {' '.join(out['hand'])}: {what}")
+    for act in out["actions"]:
+        label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
+        print(f"  {label:<14} {act['probability']:.6f}")
+    print(f"subgame value for player 0 (before the deal): {out['value_player0']:.6f}; "
+          f"exploitability {out['exploitability']:.2e} (match-win probability)")
+    return 0
+
+
+def _grid(args):
+    from ..games.truco.store import list_solved
+
+    rows = [dict(mano=r["score"][0], pe=r["score"][1], vira_class=r["vira_class"], value=r["value"],
+                 nash_conv=r["nash_conv"], exploitability=r["exploitability"],
+                 iterations=r["iterations"], seconds=r["seconds"]) for r in list_solved(args.results)]
+    rows.sort(key=lambda r: (r["mano"], r["pe"], r["vira_class"]))
+    if args.json:
+        print(json.dumps(dict(solved=len(rows), total=N_SUBGAMES, subgames=rows), indent=2))
+        return 0
+    print(f"{len(rows)} of {N_SUBGAMES} subgames solved (role-ordered score mano-pé x vira class)")
+    if rows:
+        print(f"{'mano':>4} {'pé':>3} {'class':>5} {'value':>10} {'exploitability':>14} {'iterations':>10}")
+    for r in rows:
+        print(f"{r['mano']:>4} {r['pe']:>3} {r['vira_class']:>5} {r['value']:>10.6f} "
+              f"{r['exploitability']:>14.2e} {r['iterations']:>10}")
+    return 0

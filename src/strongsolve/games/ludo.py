@@ -1,0 +1,558 @@
+"""Ludo / aeroplane chess on one shared track: board files, rules, encodings and CSR expansions.
+
+Board (YAML, issue 7): ``length`` N (start cell 0, goal cell N); ``jumps`` {cell: target} (forward
+shortcuts and backward traps); ``chain_jumps`` (a jump landing on another jump source is followed
+too); ``overshoot``: ``stay`` (a roll past N leaves the piece where it is), ``bounce`` (it walks
+back from N by the excess) or ``finish`` (it reaches N; HDU 4405); ``die``: the number of faces of a
+fair die, or the probabilities of faces 1..k (numbers or fraction strings such as "2/7"); ``safe``
+cells; ``roll_again_on``: a face that grants another roll.
+
+Move of one piece from cell c with face d: ``t = c + d``, overshoot applied when ``t > N``, then the
+jump at ``t`` (and, with ``chain_jumps``, the jumps after it). A piece staying put (``stay``) does
+not land, so it takes no jump. A piece rests only on the cells this rule can reach from 0.
+
+**One piece** (:func:`expected_rolls`): the expected number of rolls from each cell to N, as the
+exact solution of the linear system (a back-to-front recursion is wrong once a trap jumps backward,
+and overshoot self-loops need the 1/(1 - p_self) correction the linear system contains). Cells from
+which N cannot be reached surely get ``inf``. Every roll counts, a bonus roll too.
+
+**Race** (:func:`race_expansion`): two players with P pieces each on the same track, alternating
+turns. After the roll the mover picks one of their pieces that can move (distinct cells only; a
+piece at N or one that ``stay`` would keep still cannot move); if none can, the turn passes. The
+final landing cell (after jumps), if not 0, not N and not safe, sends every opponent piece there
+back to 0. The first player with every piece at N wins. With ``roll_again_on`` the same player rolls
+again after that face (unless they just won). A position is seen by the player to move: (own pieces,
+opponent pieces), each a sorted tuple. Negamax: a candidate handing the turn over has reward 1, sign
+-1 (``1 - V(opponent to move)``); a bonus roll has reward 0, sign +1; the value is the mover's win
+probability under optimal play by both.
+"""
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+from math import comb
+from typing import NamedTuple
+
+import numpy as np
+
+from ..kernels.iteration import (Expansion, alternate_policies, evaluate_policy, outcome_order,
+                                 permute_expansion, value_iteration)
+from ..kernels.options import njit
+
+OVERSHOOT = ("stay", "bounce", "finish")
+BOARD_KEYS = ("length", "jumps", "chain_jumps", "overshoot", "die", "safe", "roll_again_on")
+MAX_RACE_NODES = 10_000_000  # about 16 GB at peak (6 faces, 2 pieces: 1.6 kB per position)
+
+
+def _int(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{what} must be an integer, got {value!r}")
+    return int(value)
+
+
+def _prob(value, what):
+    try:
+        if isinstance(value, bool):
+            raise TypeError
+        p = Fraction(value) if isinstance(value, str) else Fraction(value).limit_denominator(10**12)
+    except (TypeError, ValueError, ZeroDivisionError):
+        raise ValueError(f"{what} must be a number or a fraction string like '1/6', got {value!r}")
+    if p < 0:
+        raise ValueError(f"{what} must be >= 0, got {value!r}")
+    return p
+
+
+@dataclass(frozen=True)
+class Board:
+    """A validated board (see the module docstring). Build it with :meth:`from_mapping`.
+
+    Attributes
+    ----------
+    length : int
+        N >= 1: cells 0..N.
+    jumps : dict[int, int]
+        Source (1..N-1) -> target (0..N, not the source).
+    chain_jumps : bool
+    overshoot : str
+        "stay", "bounce" or "finish".
+    die : tuple[Fraction, ...]
+        Probabilities of faces 1..k, summing to 1.
+    safe : frozenset[int]
+    roll_again_on : int or None
+    """
+
+    length: int
+    jumps: dict
+    chain_jumps: bool
+    overshoot: str
+    die: tuple
+    safe: frozenset
+    roll_again_on: object
+
+    @classmethod
+    def from_mapping(cls, data):
+        """Validate a board mapping (as read from YAML).
+
+        Raises
+        ------
+        ValueError
+            Naming the bad value: an unknown key, ``length`` < 1, a jump source outside 1..N-1 or a
+            target outside 0..N, a jump onto itself, a jump cycle with ``chain_jumps``, an unknown
+            ``overshoot``, die probabilities that are negative or do not sum to 1, a face too large
+            for ``bounce`` (> N + 1), a safe cell outside 0..N, ``roll_again_on`` not a face.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"a board must be a mapping with keys {', '.join(BOARD_KEYS)}, "
+                             f"got {type(data).__name__}")
+        unknown = sorted(set(map(str, data)) - set(BOARD_KEYS))
+        if unknown:
+            raise ValueError(f"unknown board key {unknown[0]!r}; allowed: {', '.join(BOARD_KEYS)}")
+        if "length" not in data:
+            raise ValueError("the board needs 'length' (the goal cell N)")
+        n = _int(data["length"], "length")
+        if n < 1:
+            raise ValueError(f"length must be >= 1, got {n}")
+        jumps = {}
+        for src, dst in (data.get("jumps") or {}).items():
+            s = _int(int(src) if isinstance(src, str) and src.strip().isdigit() else src,
+                     f"jump source {src!r}")
+            d = _int(dst, f"jump target of {src!r}")
+            if not 1 <= s <= n - 1:
+                raise ValueError(f"jump source {s} is outside the board: sources must be in "
+                                 f"1..{n - 1} (length {n})")
+            if not 0 <= d <= n:
+                raise ValueError(f"jump {s}->{d} leaves the board: targets must be in 0..{n}")
+            if d == s:
+                raise ValueError(f"jump {s}->{d} jumps onto itself")
+            jumps[s] = d
+        chain = data.get("chain_jumps", False)
+        if not isinstance(chain, bool):
+            raise ValueError(f"chain_jumps must be true or false, got {chain!r}")
+        if chain:
+            for s in jumps:
+                seen = [s]
+                t = jumps[s]
+                while t in jumps:
+                    if t in seen:
+                        cycle = "->".join(map(str, seen[seen.index(t):] + [t]))
+                        raise ValueError(f"jump cycle {cycle} with chain_jumps: a piece would fly "
+                                         "forever")
+                    seen.append(t)
+                    t = jumps[t]
+        overshoot = data.get("overshoot", "stay")
+        if overshoot not in OVERSHOOT:
+            raise ValueError(f"overshoot must be one of {', '.join(OVERSHOOT)}, got {overshoot!r}")
+        die = data.get("die", 6)
+        if isinstance(die, list):
+            if not die:
+                raise ValueError("die must list at least one face probability")
+            probs = tuple(_prob(p, f"probability of face {i + 1}") for i, p in enumerate(die))
+            total = sum(probs)
+            if abs(total - 1) > Fraction(1, 10**9):
+                raise ValueError(f"die probabilities sum to {float(total):.12g}, not 1: "
+                                 f"{list(die)}")
+            probs = tuple(p / total for p in probs)
+        else:
+            k = _int(die, "die (a face count or a list of probabilities)")
+            if k < 1:
+                raise ValueError(f"die must have at least 1 face, got {k}")
+            probs = (Fraction(1, k),) * k
+        top = max(i + 1 for i, p in enumerate(probs) if p > 0)
+        if overshoot == "bounce" and top > n + 1:
+            raise ValueError(f"overshoot bounce needs faces <= length + 1 = {n + 1} (a piece "
+                             f"would bounce below 0), but face {top} has probability > 0")
+        safe = frozenset(_int(c, "safe cell") for c in (data.get("safe") or []))
+        for c in safe:
+            if not 0 <= c <= n:
+                raise ValueError(f"safe cell {c} is outside the board 0..{n}")
+        again = data.get("roll_again_on")
+        if again is not None:
+            again = _int(again, "roll_again_on")
+            if not 1 <= again <= len(probs) or probs[again - 1] == 0:
+                raise ValueError(f"roll_again_on must be a face 1..{len(probs)} with probability "
+                                 f"> 0, got {again}")
+            if probs[again - 1] == 1:
+                raise ValueError(f"roll_again_on {again} is the only face: the turn never ends")
+        return cls(n, jumps, chain, overshoot, probs, safe, again)
+
+    @property
+    def faces(self):
+        return len(self.die)
+
+    def move(self, cell, face):
+        """Cell reached from ``cell`` with ``face`` (overshoot and jumps applied); ``None`` when the
+        piece cannot move (``stay`` past N, or already at N)."""
+        n = self.length
+        if cell == n:
+            return None
+        t = cell + face
+        if t > n:
+            if self.overshoot == "stay":
+                return None
+            t = n if self.overshoot == "finish" else 2 * n - t
+        if t in self.jumps:
+            t = self.jumps[t]
+            while self.chain_jumps and t in self.jumps:
+                t = self.jumps[t]
+        return t
+
+    def rest_cells(self):
+        """Sorted cells a piece can rest on: reachable from 0 by moves (0 and N included)."""
+        seen = {0, self.length}
+        todo = [0]
+        while todo:
+            c = todo.pop()
+            for d, p in enumerate(self.die, 1):
+                t = self.move(c, d)
+                if p > 0 and t is not None and t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return sorted(seen)
+
+
+def load_board(path):
+    """Read and validate a YAML board file (:class:`Board`); errors name the file and the value."""
+    import yaml
+
+    with open(path) as f:
+        try:
+            data = yaml.safe_load(f)
+        except yaml.YAMLError as err:
+            raise ValueError(f"{path}: not valid YAML: {err}") from None
+    try:
+        return Board.from_mapping(data)
+    except ValueError as err:
+        raise ValueError(f"{path}: {err}") from None
+
+
+def rolls_expansion(board):
+    """Single-piece expansion: node = cell 0..N, outcomes = faces with probability > 0, one
+    candidate each (reward 1 roll, sign +1; the piece stays when it cannot move). Cell N has no
+    outcome."""
+    n = board.length
+    node_ptr = [0]
+    prob, nxt = [], []
+    for c in range(n + 1):
+        if c < n:
+            for d, p in enumerate(board.die, 1):
+                if p > 0:
+                    t = board.move(c, d)
+                    prob.append(float(p))
+                    nxt.append(c if t is None else t)
+        node_ptr.append(len(prob))
+    k = len(prob)
+    return Expansion(np.array(node_ptr, np.int64), np.array(prob), np.arange(k + 1, dtype=np.int64),
+                     np.ones(k), np.array(nxt, np.int64), np.ones(k))
+
+
+def expected_rolls(board):
+    """Exact expected number of rolls to bring one piece from each cell to N.
+
+    Returns
+    -------
+    float64[N+1]
+        Rolls from each cell (``inf`` where N cannot be reached with probability 1; 0 at N).
+    """
+    exp = rolls_expansion(board)
+    return evaluate_policy(exp, np.zeros(exp.out_prob.size, np.int64))
+
+
+class RaceEncoding(NamedTuple):
+    """Index of race positions.
+
+    Attributes
+    ----------
+    cells : int64[R]
+        Rest cells (:meth:`Board.rest_cells`); pieces are stored as indices into it.
+    tuples : int64[M, P]
+        Every sorted P-tuple of rest-cell indices, in lexicographic order; M = C(R + P - 1, P).
+    rank : int64[R^P]
+        Flattened lookup tuple -> row of ``tuples`` (-1 for unsorted tuples).
+
+    Node of (own, opponent) = ``rank(own) * M + rank(opponent)``.
+    """
+
+    cells: np.ndarray
+    tuples: np.ndarray
+    rank: np.ndarray
+
+    @property
+    def n_tuples(self):
+        return self.tuples.shape[0]
+
+    def node(self, own, opponent):
+        """Node index of a position given as cell tuples (any order)."""
+        index = {c: i for i, c in enumerate(self.cells.tolist())}
+        for c in (*own, *opponent):
+            if c not in index:
+                raise ValueError(f"cell {c} is not a cell a piece can rest on; allowed: "
+                                 f"{self.cells.tolist()}")
+        p = self.tuples.shape[1]
+        if len(own) != p or len(opponent) != p:
+            raise ValueError(f"each side needs {p} pieces, got {len(own)} and {len(opponent)}")
+
+        def rank(cells):
+            flat = 0
+            for c in sorted(index[c] for c in cells):
+                flat = flat * len(self.cells) + c
+            return int(self.rank[flat])
+
+        return rank(own) * self.n_tuples + rank(opponent)
+
+    def position(self, node):
+        """(own cells, opponent cells) of a node."""
+        m = self.n_tuples
+        return (tuple(self.cells[self.tuples[node // m]].tolist()),
+                tuple(self.cells[self.tuples[node % m]].tolist()))
+
+
+def race_encoding(board, pieces):
+    """Build the :class:`RaceEncoding` of ``pieces`` per player (1 <= pieces <= 4)."""
+    pieces = _int(pieces, "pieces")
+    if not 1 <= pieces <= 4:
+        raise ValueError(f"pieces must be in 1..4, got {pieces}")
+    cells = np.array(board.rest_cells(), np.int64)
+    r = len(cells)
+    m = comb(r + pieces - 1, pieces)
+    if m * m > MAX_RACE_NODES:
+        raise ValueError(f"{pieces} pieces on {r} rest cells give {m * m:,} positions, more than "
+                         f"the {MAX_RACE_NODES:,} this solver holds in memory; use fewer pieces")
+    tuples = np.array(list(itertools.combinations_with_replacement(range(r), pieces)), np.int64)
+    flat = np.zeros(len(tuples), np.int64)
+    for j in range(pieces):
+        flat = flat * r + tuples[:, j]
+    rank = np.full(r ** pieces, -1, np.int64)
+    rank[flat] = np.arange(len(tuples))
+    return RaceEncoding(cells, tuples, rank)
+
+
+@njit
+def _rank(t, r, rank):
+    flat = 0
+    for j in range(t.shape[0]):
+        flat = flat * r + t[j]
+    return rank[flat]
+
+
+@njit
+def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
+    m, p = tuples.shape
+    n_nodes = m * m
+    k = prob.shape[0]
+    faces = 0
+    for d in range(k):
+        if prob[d] > 0:
+            faces += 1
+    node_ptr = np.zeros(n_nodes + 1, np.int64)
+    out_prob = np.empty(n_nodes * faces, np.float64)
+    out_ptr = np.zeros(n_nodes * faces + 1, np.int64)
+    cap = n_nodes * faces * p
+    reward = np.empty(cap, np.float64)
+    nxt = np.empty(cap, np.int64)
+    sign = np.empty(cap, np.float64)
+    piece = np.empty(cap, np.int64)  # rest-cell index of the piece moved, -1 for a pass
+    own = np.empty(p, np.int64)
+    opp = np.empty(p, np.int64)
+    o = 0
+    a = 0
+    for x in range(n_nodes):
+        mine = tuples[x // m]
+        theirs = tuples[x % m]
+        done_mine = True
+        done_theirs = True
+        for j in range(p):
+            done_mine = done_mine and mine[j] == goal
+            done_theirs = done_theirs and theirs[j] == goal
+        if not (done_mine or done_theirs):  # ended games have no outcome (value 0, unreachable)
+            for d in range(k):
+                if prob[d] == 0:
+                    continue
+                bonus = again == d + 1
+                start = a
+                for j in range(p):
+                    c = mine[j]
+                    if (j > 0 and c == mine[j - 1]) or move[c, d] < 0:
+                        continue
+                    t = move[c, d]
+                    for i in range(p):
+                        own[i] = mine[i]
+                        opp[i] = theirs[i]
+                    own[j] = t
+                    if capture_ok[t]:
+                        for i in range(p):
+                            if opp[i] == t:
+                                opp[i] = 0
+                    own.sort()
+                    opp.sort()
+                    won = True
+                    for i in range(p):
+                        won = won and own[i] == goal
+                    if bonus and not won:
+                        reward[a] = 0.0
+                        sign[a] = 1.0
+                        nxt[a] = _rank(own, r, rank) * m + _rank(opp, r, rank)
+                    else:
+                        reward[a] = 1.0
+                        sign[a] = -1.0
+                        nxt[a] = _rank(opp, r, rank) * m + _rank(own, r, rank)
+                    piece[a] = c
+                    a += 1
+                if a == start:  # no piece can move: the turn passes (or the bonus roll comes)
+                    reward[a] = 0.0 if bonus else 1.0
+                    sign[a] = 1.0 if bonus else -1.0
+                    nxt[a] = x if bonus else (x % m) * m + x // m
+                    piece[a] = -1
+                    a += 1
+                out_prob[o] = prob[d]
+                o += 1
+                out_ptr[o] = a
+        node_ptr[x + 1] = o
+    return (node_ptr, out_prob[:o].copy(), out_ptr[:o + 1].copy(), reward[:a].copy(),
+            nxt[:a].copy(), sign[:a].copy(), piece[:a].copy())
+
+
+class Race(NamedTuple):
+    """A race expansion with its encoding; ``piece`` int64[C] is the rest-cell index of the piece
+    each candidate moves (-1 for a pass)."""
+
+    board: Board
+    encoding: RaceEncoding
+    expansion: Expansion
+    piece: np.ndarray
+
+
+def race_expansion(board, pieces):
+    """The negamax expansion of the two-player race (module docstring).
+
+    Candidates of an outcome are the movable pieces in increasing cell order, so position 0 moves
+    the trailing piece and the last position the leading one.
+    """
+    enc = race_encoding(board, pieces)
+    cells = enc.cells
+    index = {c: i for i, c in enumerate(cells.tolist())}
+    r = len(cells)
+    move = np.full((r, board.faces), -1, np.int64)
+    for i, c in enumerate(cells.tolist()):
+        for d in range(board.faces):
+            t = board.move(c, d + 1)
+            if t is not None:
+                move[i, d] = index[t]
+    capture_ok = np.array([c not in board.safe and c not in (0, board.length)
+                           for c in cells.tolist()])
+    again = 0 if board.roll_again_on is None else board.roll_again_on
+    node_ptr, out_prob, out_ptr, reward, nxt, sign, piece = _race(
+        enc.tuples, enc.rank, r, move, np.array([float(p) for p in board.die]), capture_ok,
+        index[board.length], again)
+    return Race(board, enc, Expansion(node_ptr, out_prob, out_ptr, reward, nxt, sign), piece)
+
+
+class RaceSolution(NamedTuple):
+    """Optimal play of a race.
+
+    Attributes
+    ----------
+    race : Race
+    value : float64[M*M]
+        Win probability of the player to move (0 at ended games).
+    policy : int64[O]
+        Best candidate per outcome (see :func:`race_expansion` for the order).
+    win_probability : float
+        Of the first player to move from the start (every piece at 0).
+    sweeps : int
+    residual : float
+    """
+
+    race: Race
+    value: np.ndarray
+    policy: np.ndarray
+    win_probability: float
+    sweeps: int
+    residual: float
+
+
+def sweep_order(race):
+    """Nodes by decreasing total progress (sum of every piece's cell), for Gauss-Seidel sweeps:
+    a move adds progress unless it hits a trap or captures, so a sweep in this order is close to
+    backward induction (int64[X])."""
+    enc = race.encoding
+    own = enc.cells[enc.tuples].sum(axis=1)
+    m = enc.n_tuples
+    progress = (own[:, None] + own[None, :]).reshape(m * m)
+    return np.argsort(-progress, kind="stable")
+
+
+def solve_race(board, pieces, tol=1e-12, max_iter=100_000):
+    """Win probability under optimal play by both (negamax Gauss-Seidel value iteration, nodes swept
+    in :func:`sweep_order`).
+
+    Raises
+    ------
+    ValueError
+        Bad ``pieces`` or a position count above ``MAX_RACE_NODES``; ``RuntimeError`` if
+        ``max_iter`` sweeps do not reach ``tol``.
+    """
+    race = race_expansion(board, pieces)
+    order = sweep_order(race)
+    sol = value_iteration(permute_expansion(race.expansion, order), maximize=True, tol=tol,
+                          max_iter=max_iter)
+    value = np.empty_like(sol.value)
+    value[order] = sol.value
+    policy = np.empty_like(sol.policy)
+    policy[outcome_order(race.expansion, order)] = sol.policy
+    start = race.encoding.node((0,) * pieces, (0,) * pieces)
+    return RaceSolution(race, value, policy, float(value[start]), sol.sweeps, sol.residual)
+
+
+def simple_policy(race, kind):
+    """Candidate positions of a simple policy: ``leading`` moves the most advanced movable piece,
+    ``trailing`` the least advanced (int64[O])."""
+    sizes = np.diff(race.expansion.out_ptr)
+    if kind == "leading":
+        return sizes - 1
+    if kind == "trailing":
+        return np.zeros_like(sizes)
+    raise ValueError(f"simple policy must be 'leading' or 'trailing', got {kind!r}")
+
+
+def match_win_probability(race, policy_a, policy_b, tol=1e-13):
+    """Win probabilities of A (policy_a) against B (policy_b) from the start.
+
+    Returns
+    -------
+    (float, float)
+        P(A wins) when A moves first, and when B moves first.
+    """
+    n = race.expansion.n_nodes
+    order = sweep_order(race)
+    order = np.stack([order, order + n], axis=1).ravel()  # both players' copies of a position
+    exp = permute_expansion(alternate_policies(race.expansion, policy_a, policy_b), order)
+    new = evaluate_policy(exp, np.zeros(exp.out_prob.size, np.int64), method="gauss-seidel",
+                          tol=tol)
+    value = np.empty_like(new)
+    value[order] = new
+    p = race.encoding.tuples.shape[1]
+    start = race.encoding.node((0,) * p, (0,) * p)
+    return float(value[start]), float(1.0 - value[start + n])
+
+
+def best_moves(solution, own, opponent):
+    """The optimal piece for every roll in a position.
+
+    Returns
+    -------
+    list of dict
+        Per face with probability > 0: ``face``, ``move_from`` (cell of the piece to move, None for
+        a pass) and ``win_probability`` after the choice (of the player to move).
+    """
+    race = solution.race
+    exp = race.expansion
+    x = race.encoding.node(own, opponent)
+    out = []
+    faces = [d for d, p in enumerate(race.board.die, 1) if p > 0]
+    for o, face in zip(range(exp.node_ptr[x], exp.node_ptr[x + 1]), faces):
+        a = exp.out_ptr[o] + solution.policy[o]
+        q = exp.cand_reward[a] + exp.cand_sign[a] * solution.value[exp.cand_next[a]]
+        cell = race.piece[a]
+        out.append({"face": face, "move_from": None if cell < 0 else int(race.encoding.cells[cell]),
+                    "win_probability": float(q)})
+    return out

@@ -1,0 +1,191 @@
+"""The 11-row driver, store and CLI, end to end on a tiny deck per vira class.
+
+Each class keeps its structure in miniature (the vira's three remaining cards, two cards of another
+common rank, the ouros and paus manilhas: 7 cards, 140 deals), so the groups 11, 10, 9, 8 solve in
+seconds. Values are checked against the plain sequence-form LP of tests/naive.py on the physical
+cards, with the utilities the driver derived from the stored continuation values.
+"""
+
+import json
+from pathlib import Path
+
+import jsonschema
+import numpy as np
+import pytest
+import yaml
+
+from strongsolve import cli
+from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import rules as R
+from strongsolve.games.truco.solve import DEFAULTS, play_probabilities, solve_group, summary_rows
+from strongsolve.games.truco.store import list_solved, read_subgame, subgame_path
+from strongsolve.games.truco.tree import FOLD, MANO_WINS, NOBODY, PE_WINS
+
+import naive
+
+GROUPS = (11, 10, 9, 8)
+SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "truco.schema.yaml"
+
+
+def tiny_cards(c):
+    """Physical tiny deck of vira class c: (vira card, the 7 unseen cards)."""
+    v = c  # vira rank c has class c for c <= 8
+    m = R.manilha_rank(v)
+    commons = [r for r in range(R.N_RANKS) if r != m]
+    other = commons[(c + 4) % 9]
+    cards = [v * 4 + s for s in (1, 2, 3)] + [other * 4 + 0, other * 4 + 1, m * 4 + 0, m * 4 + 3]
+    return v * 4, cards
+
+
+def tiny_capacities(c):
+    vira, cards = tiny_cards(c)
+    return ab.deck_capacities(cards, vira // 4)
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    root = tmp_path_factory.mktemp("truco_results")
+    for x in GROUPS:  # the last group through two worker processes
+        solve_group(x, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1 + (x == 8)),
+                    log=lambda m: None, capacities=tiny_capacities)
+    return root
+
+
+def W(results, a, b):
+    p = ab.vira_class_probabilities()
+    return sum(p[c] * read_subgame(subgame_path(results, a, b, c), arrays=False)[0]["value"]
+               for c in range(ab.N_VIRA_CLASSES))
+
+
+def test_every_subgame_stored_and_converged(results):
+    rows = list_solved(results)
+    assert len(rows) == 9 * (1 + 2 * (len(GROUPS) - 1))
+    for r in rows:
+        assert r["nash_conv"] <= 1e-6 and r["fixed_point_residual"] <= 1e-7
+        assert r["iterations"] >= 1 and r["seconds"] > 0
+
+
+def test_utilities_chain_through_the_row(results):
+    w1111 = W(results, 11, 11)
+    w1110, w1011 = W(results, 11, 10), W(results, 10, 11)
+    u = lambda a, b, c: read_subgame(subgame_path(results, a, b, c), arrays=False)[0]["utility"]
+    # a group's own W is consistent up to the fixed-point tolerance, other groups' W exactly
+    assert u(11, 11, 4)[NOBODY] == pytest.approx(1 - w1111, abs=1e-7)
+    assert u(11, 10, 0)[FOLD] == pytest.approx(1 - w1111, abs=1e-12)  # 11-11, roles swapped
+    assert u(11, 10, 0)[NOBODY] == pytest.approx(1 - w1011, abs=1e-7)
+    assert u(10, 11, 2)[NOBODY] == pytest.approx(1 - w1110, abs=1e-7)
+    assert u(11, 8, 1)[PE_WINS] == pytest.approx(1 - w1111, abs=1e-12)  # 8 + 3 = 11
+    assert u(9, 11, 6)[MANO_WINS] == 1.0 and u(9, 11, 6)[PE_WINS] == 0.0  # 9 + 3 = 12 wins
+    assert u(11, 9, 6)[FOLD] == pytest.approx(1 - W(results, 10, 11), abs=1e-12)
+
+
+@pytest.mark.parametrize("a,b,c", [(11, 11, 0), (11, 11, 7), (11, 10, 2), (10, 11, 5), (8, 11, 8)])
+def test_values_match_lp_on_physical_cards(results, a, b, c):
+    attrs, _ = read_subgame(subgame_path(results, a, b, c), arrays=False)
+    table = attrs["utility"]
+    e = attrs["eleven"]
+    value = 1 if e < 0 else R.MAO_DE_ONZE_VALUE
+    fold = (0, 1) if e == 0 else (1, 0)
+    utility = {(value, 0): table[MANO_WINS], (0, value): table[PE_WINS], (0, 0): table[NOBODY]}
+    if e >= 0:
+        utility[fold] = table[FOLD]
+    vira, cards = tiny_cards(c)
+    tree = naive.truco_hand_tree([R.card_text(x) for x in cards], R.card_text(vira), (a, b), utility)
+    assert attrs["value"] == pytest.approx(naive.truco_lp_value(tree), abs=1e-6)
+
+
+def test_play_rates_are_probabilities(results):
+    rows = summary_rows(results)
+    elevens = [r for r in rows if r["eleven"] >= 0]
+    assert len(elevens) == 9 * 2 * (len(GROUPS) - 1)
+    assert all(0.0 <= r["play_rate"] <= 1.0 for r in elevens)
+
+
+def run_cli(argv, capsys):
+    code = cli.main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_cli_policy_vira_2_and_3_share_a_solution(results, capsys):
+    # vira 2 and vira 3 are both class 8; "2s 7h 3c" under vira 2d and "3s Qh 4c" under vira 3d are
+    # the same abstract hand (classes 3, 8, 12)
+    outs = []
+    for vira, hand in (("2d", "2s 7h 3c"), ("3d", "3s Qh 4c")):
+        code, out, err = run_cli(["truco", "policy", "--score", "11-11", "--dealer", "1", "--vira", vira,
+                                  "--hand", hand, "--results", str(results), "--json"], capsys)
+        assert code == 0, err
+        outs.append(json.loads(out))
+    assert outs[0]["vira_class"] == outs[1]["vira_class"] == 8
+    assert [a["probability"] for a in outs[0]["actions"]] == [a["probability"] for a in outs[1]["actions"]]
+    assert sum(a["probability"] for a in outs[0]["actions"]) == pytest.approx(1.0, abs=1e-12)
+    assert [a["cards"] for a in outs[0]["actions"]] == [["7h"], ["2s"], ["3c"]]
+
+
+def test_cli_hand_of_eleven_matches_store(results, capsys):
+    # player 1 has 11, player 0 deals: player 1 is mano and decides; role-ordered score (11, 8)
+    vira, cards = tiny_cards(5)
+    hand = " ".join(R.card_text(x) for x in cards[:3])
+    code, out, err = run_cli(["truco", "policy", "--score", "8-11", "--dealer", "0", "--vira",
+                              R.card_text(vira), "--hand", hand, "--results", str(results), "--json"],
+                             capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["role_score"] == [11, 8] and got["player"] == 1 and got["decision"] == "hand_of_eleven"
+    abstract = ab.abstract_hand(cards[:3], vira // 4)
+    want = {h: p for h, _, p in play_probabilities(subgame_path(results, 11, 8, 5))}[abstract]
+    assert got["actions"][0]["probability"] == pytest.approx(want, abs=1e-15)
+    code, text, _ = run_cli(["truco", "policy", "--score", "8-11", "--dealer", "0", "--vira",
+                             R.card_text(vira), "--hand", hand, "--results", str(results)], capsys)
+    assert code == 0 and "hand of eleven" in text
+
+
+def test_cli_errors_and_grid(results, capsys):
+    code, _, err = run_cli(["truco", "policy", "--score", "5-5", "--dealer", "0", "--vira", "7c",
+                            "--hand", "Ac 3h 4s", "--results", str(results)], capsys)
+    assert code == 2 and "no player at 11" in err
+    code, _, err = run_cli(["truco", "policy", "--score", "11-0", "--dealer", "0", "--vira", "7c",
+                            "--hand", "Ac 3h 4s", "--results", str(results)], capsys)
+    assert code == 2 and "no solved subgame" in err
+    code, _, err = run_cli(["truco", "policy", "--score", "11-8", "--dealer", "0", "--vira", "7c",
+                            "--hand", "Ac 7c 4s", "--results", str(results)], capsys)
+    assert code == 2 and "holds the vira" in err
+    code, out, _ = run_cli(["truco", "grid", "--results", str(results)], capsys)
+    assert code == 0 and out.startswith("63 of 1296 subgames solved")
+    code, out, _ = run_cli(["truco", "grid", "--results", str(results), "--json"], capsys)
+    assert json.loads(out)["solved"] == 63
+
+
+def test_schema_defaults_match_the_driver():
+    schema = yaml.safe_load(SCHEMA.read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["additionalProperties"] is False
+    for key, value in DEFAULTS.items():
+        assert schema["properties"][key]["default"] == value
+    bad = {"target_nash_conv": 0}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+
+
+def test_transfer_regrets_by_key():
+    from strongsolve.games.truco.solve import transfer_regrets
+    from strongsolve.games.truco.tree import build_hand_tree
+
+    trees = []
+    for c in (2, 3):
+        hands, pairs, weights = ab.deal_pairs(tiny_capacities(c))
+        trees.append(build_hand_tree(np.arange(R.N_STRENGTHS), np.array(hands), pairs, weights, eleven=1))
+    a, b = trees
+    reg = np.arange(int(a.game.infoset_ptr[-1]), dtype=np.float64) + 1.0
+    same = transfer_regrets(a.infoset_key, a.game.infoset_ptr, reg, a.infoset_key, a.game.infoset_ptr)
+    assert np.array_equal(same, reg)
+    moved = transfer_regrets(a.infoset_key, a.game.infoset_ptr, reg, b.infoset_key, b.game.infoset_ptr)
+    src = {int(k): i for i, k in enumerate(a.infoset_key)}
+    for i, k in enumerate(b.infoset_key):
+        lo, hi = b.game.infoset_ptr[i], b.game.infoset_ptr[i + 1]
+        if int(k) in src:
+            slo = a.game.infoset_ptr[src[int(k)]]
+            assert np.array_equal(moved[lo:hi], reg[slo:slo + hi - lo])
+        else:
+            assert not moved[lo:hi].any()
+    assert 0 < len(set(src) & set(map(int, b.infoset_key))) < len(b.infoset_key)

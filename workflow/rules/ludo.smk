@@ -1,0 +1,48 @@
+# Ludo / aeroplane chess (issue 7): expected rolls of one piece on a board file, with the board's die
+# and with each extra die of the config; two-player races with 1.. pieces each under optimal play,
+# matched against the simple policies. Needs the globals PYTHON and RESULTS and config["ludo"]
+# (schemas/ludo.schema.yaml). The results directory is named after the board file:
+# workflow/boards/X.yaml -> results/ludo_X/.
+
+import os
+
+LUDO = config["ludo"]
+LUDO_BOARD = LUDO["board"]
+LUDO_DIR = f"{RESULTS}/ludo_{os.path.splitext(os.path.basename(LUDO_BOARD))[0]}"
+LUDO_DICE = {"board": None, **LUDO["extra_dice"]}
+LUDO_TARGETS = [f"{LUDO_DIR}/rolls_{name}.json" for name in LUDO_DICE] + [
+    f"{LUDO_DIR}/race_p{pieces}.json" for pieces in LUDO["race_pieces"]]
+
+
+rule ludo_rolls:
+    input:
+        LUDO_BOARD,
+    output:
+        f"{LUDO_DIR}/rolls_{{die}}.json",
+    log:
+        f"{LUDO_DIR}/logs/rolls_{{die}}.log",
+    wildcard_constraints:
+        die="|".join(LUDO_DICE),
+    params:
+        die=lambda wildcards: f"--die {LUDO_DICE[wildcards.die]}" if LUDO_DICE[wildcards.die] else "",
+    shell:
+        "{PYTHON} -m strongsolve ludo rolls {input} {params.die} --output {output} > {log} 2>&1"
+
+
+rule ludo_race:
+    input:
+        LUDO_BOARD,
+    output:
+        json=f"{LUDO_DIR}/race_p{{pieces}}.json",
+        policy=f"{LUDO_DIR}/race_p{{pieces}}_policy.npz",
+    log:
+        f"{LUDO_DIR}/logs/race_p{{pieces}}.log",
+    benchmark:
+        f"{LUDO_DIR}/logs/race_p{{pieces}}.benchmark.tsv"
+    wildcard_constraints:
+        pieces=r"\d+",
+    params:
+        tol=LUDO["tol"],
+    shell:
+        "{PYTHON} -m strongsolve ludo race {input} --pieces {wildcards.pieces} --tol {params.tol} "
+        "--policy-out {output.policy} --output {output.json} > {log} 2>&1"

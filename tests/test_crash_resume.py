@@ -331,7 +331,7 @@ def test_stage_commands_refuse_flipped_bytes(reference, tmp_path):
                               capture_output=True, text=True, timeout=TIMEOUT)
 
     chunk_layer = run_dir / "afterstates" / "age_000150.zarr"
-    chunk = chunk_layer / "ids" / "c" / "0"
+    chunk = chunk_layer / "low" / "c" / "0"  # Elias-Fano low bits of the IDs
     flip_byte(chunk, rng.randrange(chunk.stat().st_size))
     attrs_layer = run_dir / "afterstates" / "age_000060.zarr"
     meta = attrs_layer / "zarr.json"

@@ -42,7 +42,8 @@ def test_naive_reference_matches_published_4x3_counts(cases):
 @pytest.mark.parametrize("rows, cols", SHAPES)
 def test_counts_per_age_match_naive(rows, cols, naive_2048, fast_2048):
     _, summary, _ = fast_2048(rows, cols)
-    assert list(summary[0]) == ["age", "states", "afterstates", "terminal_states", "bytes"]
+    assert list(summary[0]) == ["age", "states", "afterstates", "terminal_states", "bytes",
+                                "bits_per_afterstate"]
     ages = [int(row["age"]) for row in summary]
     assert ages == sorted(set(ages))
     fast_counts = {

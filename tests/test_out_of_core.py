@@ -33,7 +33,7 @@ def assert_same_run(a, b):
             assert values.dtype == lb[key][1][name].dtype
             assert values.tobytes() == lb[key][1][name].tobytes(), (key, name)
     assert (Path(a) / "solution.json").read_bytes() == (Path(b) / "solution.json").read_bytes()
-    assert (Path(a) / "summary.csv").read_text().splitlines()[0] == "age,states,afterstates,terminal_states,bytes"
+    assert (Path(a) / "summary.csv").read_text().splitlines()[0] == "age,states,afterstates,terminal_states,bytes,bits_per_afterstate"
 
 
 def test_sorted_runs_spill_and_merge_like_numpy(tmp_path):

@@ -43,14 +43,13 @@ def _table(sol, args):
             f"{'bits/ID':>8} {'min value':>12} {'mean value':>12} {'max value':>12}")
     print(head)
     for r in rows:
-        bits = "-" if r["bits_per_id"] is None else f"{r['bits_per_id']:.1f}"
+        bits = f"{r['bits_per_afterstate']:.1f}" if r["afterstates"] else "-"
         print(f"{r['age']:>6} {r['states']:>12} {r['afterstates']:>12} {r['terminal_states']:>10} "
               f"{r['bytes']:>10} {bits:>8} {_num(r['value_min'], digits):>12} "
               f"{_num(r['value_mean'], digits):>12} {_num(r['value_max'], digits):>12}")
     print(f"{'total':>6} {sum(r['states'] for r in rows):>12} {sum(r['afterstates'] for r in rows):>12} "
           f"{sum(r['terminal_states'] for r in rows):>10} {sum(r['bytes'] for r in rows):>10}")
-    if not any(r["ef_bits"] for r in rows):
-        print("bits/ID: bytes of the afterstate layer on disk * 8 / afterstates")
+    print("bits/ID: Elias-Fano coded size of the layer's afterstate IDs, per ID")
     if starts:
         unit = "expected score" if sol.objective == "score" else f"P(make {sol.target_tile})"
         print(f"start states ({unit}; random start {doc['expected_score']:.9g}):")
@@ -82,7 +81,7 @@ def _layer(sol, args):
     if args.json:
         print(json.dumps({"run": sol.run.directory.name, **row, "boards": boards}, indent=2))
         return
-    bits = "-" if row["bits_per_id"] is None else f"{row['bits_per_id']:.1f}"
+    bits = f"{row['bits_per_afterstate']:.1f}" if row["afterstates"] else "-"
     print(f"{sol.run.directory.name}, age {args.age}: {row['states']} states "
           f"({row['terminal_states']} terminal), {row['afterstates']} afterstates, "
           f"{row['bytes']} bytes ({bits} bits/ID)")

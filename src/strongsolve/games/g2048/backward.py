@@ -22,6 +22,7 @@ from ...store.atomic import write_json_atomic
 from ...store.layers import checksum, remove_stale_temporaries, write_layer
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
+from .run import decode_all
 
 DEFAULT_CHUNK = 1 << 13  # afterstates per parallel task: bounds each CSR expansion to ~10 MB
 
@@ -65,10 +66,11 @@ def afterstate_values(ids, tables, p2, target_exp, next2, values2, next4, values
         Probability of a 2-spawn.
     target_exp : int
         0 (score) or the exponent of the target tile (reach-a-tile).
-    next2, values2 : uint64[A2], float64[A2]
-        Afterstate layer and values of age n + 2.
-    next4, values4 : uint64[A4], float64[A4]
-        Afterstate layer and values of age n + 4.
+    next2, values2 : layer, float64[A2]
+        Afterstate layer of age n + 2 (a sorted uint64 array or an Elias-Fano coded layer,
+        :class:`~strongsolve.codecs.eliasfano.EFArrays`) and its values.
+    next4, values4 : layer, float64[A4]
+        The same for age n + 4.
     chunk : int
         Afterstates per parallel task.
     memory_limit : int, optional
@@ -101,8 +103,8 @@ def state_values(states, tables, target_exp, layer_ids, layer_values):
     ----------
     states : uint64[S]
         Board IDs (any, not only canonical) of one age.
-    layer_ids, layer_values : uint64[A], float64[A]
-        The afterstate layer of that age and its values.
+    layer_ids, layer_values : layer, float64[A]
+        The afterstate layer of that age (sorted uint64 array or Elias-Fano coded) and its values.
 
     Returns
     -------
@@ -139,19 +141,22 @@ def run_backward(run, ages, log=sys.stderr, **options):
         If an input layer is missing, corrupt, or from another run.
     """
     t0 = time.perf_counter()
-    ids_window, value_window = {}, {}
+    # the window: Elias-Fano coded layers (looked up in place, never decoded) and their values
+    index_window, value_window = {}, {}
 
     def window(n):
         if n not in value_window:
-            ids_window[n] = run.load_afterstates(n)[0]
-            value_window[n] = run.load_values(n, ids_window[n])
-        return ids_window[n], value_window[n]
+            seq = run.load_index(n)[0]
+            index_window[n] = seq.arrays
+            value_window[n] = run.load_values(n, decode_all(seq))
+        return index_window[n], value_window[n]
 
     done = []
     for n in sorted(ages, reverse=True):
         path = run.values_path(n)
         remove_stale_temporaries(path)
-        ids = run.load_afterstates(n)[0]
+        seq = run.load_index(n)[0]
+        ids = decode_all(seq)
         if path.exists():
             values = run.load_values(n, ids)
             status = "verified (kept)"
@@ -165,9 +170,9 @@ def run_backward(run, ages, log=sys.stderr, **options):
                         dict(run.params(), age=n, num_afterstates=int(ids.size),
                              afterstates_checksum=checksum(ids)))
             status = f"computed in {time.perf_counter() - t:.2f} s"
-        ids_window[n], value_window[n] = ids, values
+        index_window[n], value_window[n] = seq.arrays, values
         for old in [a for a in value_window if a > n + 4]:
-            del ids_window[old], value_window[old]
+            del index_window[old], value_window[old]
         mean = float(values.mean()) if values.size else None
         done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
         print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",

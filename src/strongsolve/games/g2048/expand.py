@@ -12,6 +12,10 @@ position with reward 1 and no afterstate; every other move has reward 0, so valu
 """
 
 import numpy as np
+from numba import types
+from numba.extending import overload
+
+from ...codecs.eliasfano import ef_index_of
 from ...kernels.options import njit
 from .board import canonical_id, count_empty, move_id
 
@@ -104,13 +108,38 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
     return out, legal, is_terminal.sum(), error
 
 
-@njit
-def _lookup(layer, x):
-    """Index of ``x`` in the sorted array ``layer``, or -1."""
-    i = np.searchsorted(layer, x)
-    if i < layer.shape[0] and layer[i] == x:
-        return i
-    return -1
+def layer_index_of(layer, x):
+    """Index of ID ``x`` in an afterstate layer, or -1. ``layer`` is either a sorted uint64 array or
+    the Elias-Fano coded layer (:class:`strongsolve.codecs.eliasfano.EFArrays`) that the backward
+    pass holds for its window; numba compiles the look-up that fits the type."""
+    if isinstance(layer, np.ndarray):
+        i = int(np.searchsorted(layer, x))
+        return i if i < layer.shape[0] and layer[i] == x else -1
+    return int(ef_index_of(layer, np.uint64(x)))
+
+
+def layer_size(layer):
+    """Number of IDs in an afterstate layer (sorted array or Elias-Fano coded)."""
+    return layer.shape[0] if isinstance(layer, np.ndarray) else layer.n
+
+
+@overload(layer_size, jit_options=dict(cache=True))
+def _layer_size(layer):
+    if isinstance(layer, types.Array):
+        return lambda layer: layer.shape[0]
+    return lambda layer: layer.n
+
+
+@overload(layer_index_of, jit_options=dict(cache=True))
+def _layer_index_of(layer, x):
+    if isinstance(layer, types.Array):
+        def sorted_array(layer, x):
+            i = np.searchsorted(layer, x)
+            if i < layer.shape[0] and layer[i] == x:
+                return i
+            return -1
+        return sorted_array
+    return lambda layer, x: ef_index_of(layer, x)
 
 
 @njit
@@ -132,7 +161,7 @@ def _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp, layer
                 m += 1
                 continue
             r = 0
-        j = _lookup(layer, canonical_id(t, rows, cols, sym))
+        j = layer_index_of(layer, canonical_id(t, rows, cols, sym))
         if j < 0:
             return -2
         rewards[m] = r
@@ -149,7 +178,7 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
     probability ``p2 / empty`` then a 4 with ``(1 - p2) / empty``); an outcome's candidates are the
     legal moves of the spawned state, each with its reward (points) and the index of its canonical
-    afterstate in ``concatenate([layer2, layer4, [0.0]])`` (the sorted afterstate layers of age + 2
+    afterstate (looked up in ``layer2``/``layer4``: sorted uint64 arrays or Elias-Fano coded layers) in ``concatenate([layer2, layer4, [0.0]])`` (the sorted afterstate layers of age + 2
     and + 4, then a zero slot for the moves that reach the target tile).
 
     Returns
@@ -170,8 +199,8 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     slot_reward = np.empty((n_out, 4), np.float64)
     slot_next = np.empty((n_out, 4), np.int64)
     errors = np.zeros(n, np.int64)
-    offset4 = layer2.shape[0]
-    zero_index = layer2.shape[0] + layer4.shape[0]
+    offset4 = layer_size(layer2)
+    zero_index = layer_size(layer2) + layer_size(layer4)
     for k in range(n):
         a = afterstates[k]
         o = node_ptr[k]
@@ -234,7 +263,7 @@ def expand_states(states, rows, cols, line_result, line_reward, sym, target_exp,
     error = OK
     for k in range(n):
         m = _state_moves(states[k], rows, cols, line_result, line_reward, sym, target_exp, layer, 0,
-                         layer.shape[0], rewards, nexts)
+                         layer_size(layer), rewards, nexts)
         if m < 0:
             error = OVERFLOW if m == -1 else MISSING_SUCCESSOR
             m = 0

@@ -19,6 +19,7 @@ from ...store.atomic import write_json_atomic
 from ...store.layers import remove_stale_temporaries, write_layer
 from .board import TileOverflowError, age, start_states
 from .expand import OVERFLOW, move_successors, spawn_states
+from .run import Run, encode_afterstates
 
 
 DEFAULT_CHUNK = 1 << 14  # layer positions per parallel task: ~1 ms of work, enough tasks to share
@@ -134,7 +135,6 @@ def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0, **options):
     ForwardLayer
         For ages 4, 6, ..., ``max_age``.
     """
-    from .run import Run
     run = Run(".", rows, cols, p2, target_tile)
     window = {}
     empty = np.empty(0, np.uint64)
@@ -188,9 +188,11 @@ def run_forward(run, ages, log=sys.stderr, **options):
             t = time.perf_counter()
             layer = expand_layer(n, run.tables, run.p2, run.target_exp, layer_ids(n - 2),
                                  layer_ids(n - 4), spill_dir=run.directory / ".spill", **options)
+            _, arrays, code_attrs = encode_afterstates(layer.afterstates)
             attrs = dict(run.params(), age=n, num_states=layer.num_states,
-                         num_terminal=layer.num_terminal, num_afterstates=int(layer.afterstates.size))
-            write_layer(path, {"ids": layer.afterstates}, attrs)
+                         num_terminal=layer.num_terminal, num_afterstates=int(layer.afterstates.size),
+                         **code_attrs)
+            write_layer(path, arrays, attrs)
             window[n] = layer.afterstates
             status = f"computed in {time.perf_counter() - t:.2f} s"
         for old in [a for a in window if a < n - 4]:

@@ -1,8 +1,7 @@
 """Plots of a 2048 run, per age (issue 6): written to ``results/<run>/plots/``.
 
-- ``layers_per_age.png``: canonical states and afterstates per age (log scale); below it, bits per
-  afterstate ID when the layers carry the Elias-Fano size (``bits_per_afterstate``, issue 3), else
-  that panel is left out.
+- ``layers_per_age.png``: canonical states and afterstates per age (log scale); below it, the
+  Elias-Fano bits per afterstate ID (``bits_per_afterstate``, issue 3).
 - ``values_per_age.png`` (solved runs only): mean afterstate value per age, with the min..max band;
   points for the score objective, probability of making the target tile for reach-a-tile.
 
@@ -67,9 +66,8 @@ def write_plots(results_dir, log=sys.stderr):
     ages = [r["age"] for r in table]
     written = []
 
-    ef = [r for r in table if r["ef_bits"] and r["afterstates"]]
-    fig, axes = plt.subplots(2 if ef else 1, 1, figsize=(8, 7 if ef else 4.5), sharex=True,
-                             squeeze=False)
+    ef = [r for r in table if r["afterstates"]]
+    fig, axes = plt.subplots(2, 1, figsize=(8, 7), sharex=True, squeeze=False)
     ax = axes[0, 0]
     for key in ("states", "afterstates"):  # an empty layer leaves a gap (log scale has no 0)
         ax.plot(ages, [r[key] or float("nan") for r in table], label=key)
@@ -77,10 +75,9 @@ def write_plots(results_dir, log=sys.stderr):
     ax.set_ylabel("canonical positions")
     ax.set_title(f"{title}: positions per age")
     ax.legend()
-    if ef:
-        ax = axes[1, 0]
-        ax.plot([r["age"] for r in ef], [r["bits_per_id"] for r in ef], color="C2")
-        ax.set_ylabel("bits per afterstate (Elias-Fano)")
+    ax = axes[1, 0]
+    ax.plot([r["age"] for r in ef], [r["bits_per_afterstate"] for r in ef], color="C2")
+    ax.set_ylabel("bits per afterstate (Elias-Fano)")
     axes[-1, 0].set_xlabel("age (sum of tiles)")
     fig.tight_layout()
     written.append(out_dir / LAYERS_PLOT)

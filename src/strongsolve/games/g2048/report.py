@@ -10,7 +10,7 @@ from ...store.layers import layer_bytes
 from .backward import state_values
 from .board import age, decode, start_states
 
-SUMMARY_COLUMNS = ["age", "states", "afterstates", "terminal_states", "bytes"]
+SUMMARY_COLUMNS = ["age", "states", "afterstates", "terminal_states", "bytes", "bits_per_afterstate"]
 
 
 def summary_rows(run, max_age=None):
@@ -18,14 +18,17 @@ def summary_rows(run, max_age=None):
 
     Returns
     -------
-    list of dict with keys :data:`SUMMARY_COLUMNS`; ``bytes`` is the afterstate layer's size on disk.
+    list of dict with keys :data:`SUMMARY_COLUMNS`; ``bytes`` is the afterstate layer's size on disk
+    (zarr files), ``bits_per_afterstate`` the Elias-Fano code's serialized bits per ID (issue 3).
     """
     rows = []
     for n in run.ages(max_age):
         attrs = run.layer_attrs("afterstates", n)
         rows.append({"age": n, "states": attrs["num_states"], "afterstates": attrs["num_afterstates"],
                      "terminal_states": attrs["num_terminal"],
-                     "bytes": layer_bytes(run.afterstate_path(n))})
+                     "bytes": layer_bytes(run.afterstate_path(n)),
+                     "bits_per_afterstate": round(attrs["bits_per_afterstate"], 4),
+                     "code_bytes": -(-attrs["eliasfano"]["size_in_bits"] // 8)})
     return rows
 
 
@@ -33,7 +36,7 @@ def write_summary(run, max_age=None):
     """Write ``summary.csv`` atomically and return its rows."""
     rows = summary_rows(run, max_age)
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
     write_text_atomic(run.directory / "summary.csv", buf.getvalue())
@@ -51,8 +54,9 @@ def solution(run, rows):
     Returns
     -------
     dict with keys ``rows, cols, p2, objective, target_tile, num_states, num_afterstates,
-    num_terminal_states, max_age, expected_score, start_states`` (a list of ``{board, probability,
-    value}``; board as rows of tile values). ``expected_score`` is in points (score objective) or is
+    num_terminal_states, afterstate_bytes, max_age, expected_score, start_states`` (a list of
+    ``{board, probability, value}``; board as rows of tile values). ``afterstate_bytes`` is the size
+    of the Elias-Fano coded afterstate IDs of all ages (issue 3). ``expected_score`` is in points (score objective) or is
     the probability of reaching the target tile (then also given as ``reach_probability``).
     """
     ids, probs = start_states(run.rows, run.cols, run.p2)
@@ -72,6 +76,7 @@ def solution(run, rows):
         "num_states": int(sum(r["states"] for r in rows)),
         "num_afterstates": int(sum(r["afterstates"] for r in rows)),
         "num_terminal_states": int(sum(r["terminal_states"] for r in rows)),
+        "afterstate_bytes": int(sum(r["code_bytes"] for r in rows)),
         "max_age": max((r["age"] for r in rows if r["states"]), default=0),
         "expected_score": expected,
         "start_states": [{"board": decode(s, run.rows, run.cols).tolist(), "probability": float(p),

@@ -18,10 +18,42 @@ from pathlib import Path
 
 import numpy as np
 
+from ...codecs.eliasfano import EliasFano, EliasFanoBuilder
+from ...store.errors import CorruptLayerError
 from ...store.layers import checksum, read_attrs, read_layer
 from .board import check_shape, last_age, tables
 
 DEFAULT_P2 = 0.9
+
+
+def encode_afterstates(ids):
+    """Elias-Fano code of a sorted unique afterstate layer (issue 3).
+
+    The universe is the largest ID + 1 (the tightest bound the layer allows; 1 when empty).
+
+    Parameters
+    ----------
+    ids : uint64[A], strictly increasing
+
+    Returns
+    -------
+    seq : EliasFano
+    arrays : dict of str -> uint64 array
+        The stored words (``low``, ``high``, ``select1``, ``select0``).
+    attrs : dict
+        ``eliasfano`` (the code's parameters) and ``bits_per_afterstate`` (serialized bits per ID).
+    """
+    builder = EliasFanoBuilder(ids.size, int(ids[-1]) + 1 if ids.size else 1)
+    builder.extend(ids)
+    seq = builder.build()
+    arrays, ef_attrs = seq.to_arrays()
+    return seq, arrays, {"eliasfano": ef_attrs,
+                         "bits_per_afterstate": seq.size_in_bits / ids.size if ids.size else 0.0}
+
+
+def decode_all(seq):
+    """All IDs of an Elias-Fano coded layer as one uint64 array."""
+    return np.concatenate(list(seq.iter_chunks())) if len(seq) else np.empty(0, np.uint64)
 
 
 def run_name(rows, cols, p2=DEFAULT_P2, target_tile=0):
@@ -95,13 +127,24 @@ class Run:
     def manifest_path(self, stage, first, last):
         return self.directory / stage / f"block_{first:06d}-{last:06d}.json"
 
-    def load_afterstates(self, age):
-        """Sorted canonical afterstate IDs of ``age`` (uint64[A]) and the layer's attributes; an empty
-        layer for an age beyond the last. Raises CorruptLayerError (see store.layers)."""
+    def load_index(self, age):
+        """The Elias-Fano coded afterstate layer of ``age`` (:class:`EliasFano`; an empty one beyond
+        the last age) and the layer's attributes. Raises CorruptLayerError (see store.layers)."""
         if age > self.last_age:
-            return np.empty(0, np.uint64), {"num_afterstates": 0}
-        arrays, attrs = read_layer(self.afterstate_path(age), dict(self.params(), age=age))
-        return arrays["ids"], attrs
+            return encode_afterstates(np.empty(0, np.uint64))[0], {"num_afterstates": 0}
+        path = self.afterstate_path(age)
+        arrays, attrs = read_layer(path, dict(self.params(), age=age))
+        try:
+            return EliasFano.from_arrays(arrays, attrs["eliasfano"]), attrs
+        except (KeyError, ValueError) as err:
+            raise CorruptLayerError(f"layer {path} is not a valid Elias-Fano layer ({err}); delete it "
+                                    "and its block manifest, then run `snakemake --cores all` again") from err
+
+    def load_afterstates(self, age):
+        """Sorted canonical afterstate IDs of ``age`` (uint64[A], decoded from the Elias-Fano layer)
+        and the layer's attributes. Raises CorruptLayerError (see store.layers)."""
+        seq, attrs = self.load_index(age)
+        return decode_all(seq), attrs
 
     def load_values(self, age, ids=None):
         """Values (float64[A]) of the afterstates of ``age``; checks they belong to the IDs' layer."""

@@ -332,23 +332,16 @@ class Solution:
         Returns
         -------
         list of dict
-            Keys ``age, states, afterstates, terminal_states, bytes`` (of :func:`report.summary_rows`:
-            canonical counts, bytes of the afterstate layer on disk), ``bits_per_id`` (the
-            Elias-Fano ``bits_per_afterstate`` when the layer carries it, else 8 * bytes /
-            afterstates; None for an empty layer), ``ef_bits`` (True when from Elias-Fano),
-            ``value_min, value_mean, value_max``.
+            Keys ``age, states, afterstates, terminal_states, bytes, bits_per_afterstate`` (of
+            :func:`report.summary_rows`: canonical counts, bytes of the afterstate layer on disk,
+            Elias-Fano bits per ID, 0 for an empty layer), ``value_min, value_mean, value_max``.
         """
         ages = self.ages()
         read_values = values and self.solved
         rows = []
         for row in summary_rows(self.run, max(ages) if ages else 4):
             n, count = row["age"], row["afterstates"]
-            ef = row.get("bits_per_afterstate")
-            if ef is None:
-                ef = self.run.layer_attrs("afterstates", n).get("bits_per_afterstate")
-            bits = float(ef) if ef is not None else (8 * row["bytes"] / count if count else None)
-            row = dict(row, ef_bits=ef is not None, bits_per_id=bits, value_min=None,
-                       value_mean=None, value_max=None)
+            row = dict(row, value_min=None, value_mean=None, value_max=None)
             if read_values and count:
                 ids = self.run.load_afterstates(n)[0]
                 v = self.run.load_values(n, ids)

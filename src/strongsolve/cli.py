@@ -20,13 +20,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="strongsolve", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"strongsolve.commands.{name}")
-        except ModuleNotFoundError as err:
-            if err.name == f"strongsolve.commands.{name}":
-                continue  # command family not built yet
-            raise
-        module.register(sub)
+        importlib.import_module(f"strongsolve.commands.{name}").register(sub)
     return parser
 
 

@@ -17,7 +17,10 @@ class UserError(Exception):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="strongsolve", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="strongsolve",
+        description="Exact (strong) solutions of stochastic games: 2048 on small boards, Shut the Box, "
+                    "Ludo, Truco. See README.md.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"strongsolve.commands.{name}").register(sub)

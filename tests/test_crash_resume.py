@@ -124,11 +124,12 @@ def ages(paths):
 
 
 def identities(run_dir):
-    """(inode, mtime) of every result file: layers, block manifests, summary and solution."""
+    """(inode, mtime) of every result file: layers, block manifests, summary and solution (plots are
+    drawn again whenever the report is, so they are left out like the logs)."""
     out = {}
     for p in run_dir.rglob("*"):
         rel = p.relative_to(run_dir)
-        if p.is_file() and rel.parts[0] != "logs" and not any(s.startswith(".") for s in rel.parts):
+        if p.is_file() and rel.parts[0] not in ("logs", "plots") and not any(s.startswith(".") for s in rel.parts):
             st = p.stat()
             out[rel] = (st.st_ino, st.st_mtime_ns)
     return out
@@ -301,7 +302,7 @@ def test_corrupt_layer_is_refused_then_rebuilt_by_following_the_message(referenc
     assert proc.returncode != 0
     assert "Error in rule g2048_report" in proc.output
     log = (run_dir / "logs" / "report.log").read_text()
-    assert f"CorruptLayerError: layer {victim}: array 'values' cannot be read" in log
+    assert f"strongsolve: error: layer {victim}: array 'values' cannot be read" in log
     assert (f"delete {victim} and {manifest}, then run `snakemake --cores all` again to rebuild it "
             "(only the missing layers are recomputed)") in log
     assert not (run_dir / "solution.json").exists()
@@ -388,7 +389,7 @@ def test_write_error_fails_the_job_clearly_and_the_run_resumes(reference, tmp_pa
     failed = re.search(r"Error in rule g2048_backward:.*?log: (\S+)", output, re.S)
     assert failed, output[-3000:]
     log = (wf / failed.group(1)).read_text()
-    assert re.search(rf"StoreWriteError: cannot write {RUN}/values/(age_\d+\.zarr|block_\d+-\d+\.json): "
+    assert re.search(rf"strongsolve: error: cannot write {RUN}/values/(age_\d+\.zarr|block_\d+-\d+\.json): "
                      rf"not a directory \({RUN}/values\); nothing was written for it\. Free disk space or "
                      r"make the directory writable, then run `snakemake --cores all` again", log), log[-2000:]
     assert not (run_dir / "solution.json").exists() and not (run_dir / "summary.csv").exists()

@@ -37,8 +37,11 @@ def chunk_bounds(n, chunk):
     return [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
 
 
-def map_chunks(fn, chunks, *shared, client=None):
-    """``[fn(chunk, *shared) for chunk in chunks]``, computed in parallel.
+def imap_chunks(fn, chunks, *shared, client=None, in_flight=None):
+    """Yield ``fn(chunk, *shared)`` for each chunk, in order, computed in parallel a batch at a time.
+
+    At most ``in_flight`` chunks (default: twice the workers) are computed and held at once, so a
+    caller that consumes each result before asking for the next keeps memory bounded.
 
     Parameters
     ----------
@@ -47,15 +50,30 @@ def map_chunks(fn, chunks, *shared, client=None):
     chunks : list
         Per-task arguments (numpy arrays).
     *shared
-        Arguments common to every task (tables, layers); sent once to a cluster's workers.
+        Arguments common to every task (tables, layers); sent once per batch to a cluster's workers.
     client : distributed.Client, optional
         Run on this cluster; by default dask's threaded scheduler in this process.
+    in_flight : int, optional
+        Chunks per batch.
+    """
+    if in_flight is None:
+        in_flight = 2 * (sum(client.nthreads().values()) if client is not None else default_workers())
+    for lo in range(0, len(chunks), max(1, in_flight)):
+        yield from _compute(fn, chunks[lo:lo + in_flight], shared, client)
+
+
+def map_chunks(fn, chunks, *shared, client=None):
+    """``[fn(chunk, *shared) for chunk in chunks]``, computed in parallel (see :func:`imap_chunks`).
 
     Returns
     -------
     list
         Results in the order of ``chunks``.
     """
+    return _compute(fn, chunks, shared, client)
+
+
+def _compute(fn, chunks, shared, client):
     if not chunks:
         return []
     if client is None:

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...kernels.external import SortedRuns
 from ...kernels.sort import sort_unique
-from ...parallel import chunk_bounds, map_chunks
+from ...parallel import chunk_bounds, imap_chunks
 from ...store.atomic import write_json_atomic
 from ...store.layers import remove_stale_temporaries, write_layer
 from .board import TileOverflowError, age, start_states
@@ -53,7 +53,7 @@ def starts_of_age(rows, cols, p2, n):
 
 def _spawn_task(chunk, exponent, kernel_args):
     rows, cols, _, _, sym = kernel_args
-    return spawn_states(chunk, exponent, rows, cols, sym)
+    return sort_unique(spawn_states(chunk, exponent, rows, cols, sym))
 
 
 def _move_task(states, kernel_args, target_exp):
@@ -107,13 +107,13 @@ def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, m
         for layer, exponent, used in ((prev2, 1, p2 > 0.0), (prev4, 2, p2 < 1.0)):
             if used:
                 chunks = [layer[lo:hi] for lo, hi in chunk_bounds(layer.size, chunk)]
-                for run in map_chunks(_spawn_task, chunks, exponent, args, client=client):
+                for run in imap_chunks(_spawn_task, chunks, exponent, args, client=client):
                     states.add(run)
         states.add(starts_of_age(tables.rows, tables.cols, p2, n))
         for block in states.merged():
             num_states += block.size
             chunks = [block[lo:hi] for lo, hi in chunk_bounds(block.size, chunk)]
-            for run, term, error in map_chunks(_move_task, chunks, args, target_exp, client=client):
+            for run, term, error in imap_chunks(_move_task, chunks, args, target_exp, client=client):
                 if error == OVERFLOW:
                     raise TileOverflowError(
                         f"at age {n} a move of a {tables.rows}x{tables.cols} board would make a tile "

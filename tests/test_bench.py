@@ -1,0 +1,100 @@
+"""The benchmark entry points run (issue 8): bench/run.py on tiny boards, bench/numpy_baseline.py.
+
+Timings are never asserted (the machine is shared); counts are, against the naive reference and the
+published 4x3 counts (cases.json "2048_4x3_states_per_age", Kaneko & Yamashita 2025).
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import naive
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "bench"))
+
+import numpy_baseline  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def bench_doc():
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "run.py"), "--json", "--boards", "2x2,4x3",
+                           "--max-age-4x3", "18", "--stages", "forward,backward", "--threads", "2"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout)
+
+
+def record(doc, stage, board):
+    (rec,) = [r for r in doc["records"] if r["stage"] == stage and r["board"] == board]
+    return rec
+
+
+def test_machine_and_load_are_recorded(bench_doc):
+    m = bench_doc["machine"]
+    assert m["cpu_model"] and m["cpus_usable"] >= 1 and m["memory_bytes"] > 2**20
+    assert len(bench_doc["load_start"]) == 3 and len(bench_doc["load_end"]) == 3
+    assert bench_doc["threads"] == 2
+
+
+def test_forward_counts_equal_the_naive_solver(bench_doc):
+    rec = record(bench_doc, "forward", "2x2")
+    counts = naive.canonical_counts(2, 2)
+    ages = rec["per_age"]["ages"]
+    assert ages == list(range(4, 2 ** 6 - 3, 2))
+    expect = [counts.get(n, (0, 0, 0)) for n in ages]
+    assert rec["per_age"]["states"] == [c[0] for c in expect]
+    assert rec["per_age"]["afterstates"] == [c[1] for c in expect]
+    assert rec["per_age"]["terminal"] == [c[2] for c in expect]
+    assert rec["count"] == sum(c[0] for c in counts.values())
+    assert rec["unit"] == "states"
+
+
+def test_backward_counts_and_rates_are_sane(bench_doc):
+    counts = naive.canonical_counts(2, 2)
+    rec = record(bench_doc, "backward", "2x2")
+    assert rec["synthetic_successors"] is False
+    assert rec["count"] == sum(c[1] for c in counts.values())
+    assert rec["per_age"]["afterstates"] == [counts.get(n, (0, 0, 0))[1] for n in rec["per_age"]["ages"]]
+    for stage in ("forward", "backward"):
+        r = record(bench_doc, stage, "2x2")
+        assert r["wall_s"] > 0 and r["cpu_s"] > 0
+        assert r["per_cpu_s"] == pytest.approx(r["count"] / r["cpu_s"])
+        assert r["per_wall_s"] == pytest.approx(r["count"] / r["wall_s"])
+        assert r["process_wall_s"] >= r["wall_s"]
+        assert r["peak_rss_bytes"] >= r["base_rss_bytes"] > 10 * 2**20  # python + numpy + numba
+
+
+def test_4x3_is_capped_and_matches_the_published_counts(bench_doc, cases):
+    case = cases["2048_4x3_states_per_age"]
+    fwd = record(bench_doc, "forward", "4x3")
+    assert fwd["per_age"]["ages"] == case["ages"]
+    assert fwd["per_age"]["states"] == case["states"]
+    bwd = record(bench_doc, "backward", "4x3")
+    assert bwd["synthetic_successors"] is True  # a throughput measurement, not a solve
+    assert bwd["per_age"]["ages"] == case["ages"]
+    assert bwd["per_age"]["afterstates"] == fwd["per_age"]["afterstates"]
+
+
+def test_projection_follows_from_the_measured_rates(bench_doc):
+    p = bench_doc["projection"]
+    t = p["time"]
+    fwd = max((r for r in bench_doc["records"] if r["stage"] == "forward"), key=lambda r: r["count"])
+    assert fwd["board"] == "4x3"
+    assert t["forward_s"] == pytest.approx(p["published"]["states"] / (fwd["per_cpu_s"] * 16))
+    assert p["published"] == {"states": 1_152_817_492_752, "afterstates": 739_648_886_170,
+                              "largest_layer": {"age": 9568, "states": 3.0e8},
+                              "source": p["published"]["source"]}
+    m = p["memory"]
+    assert m["peak_bytes"] == max(m["forward_window_bytes"], m["backward_window_bytes"]) + m["memory_limit_bytes"]
+
+
+@pytest.mark.parametrize("rows, cols", [(2, 2), (2, 3), (3, 2)])
+def test_numpy_baseline_counts_equal_the_naive_solver(rows, cols):
+    counts = naive.canonical_counts(rows, cols)
+    got = {n: (s, after.size, t) for n, s, t, after in numpy_baseline.forward(rows, cols)}
+    assert got == {n: counts.get(n, (0, 0, 0)) for n in got}
+    assert max(got) == 2 ** (rows * cols + 2) - 4

@@ -1,12 +1,15 @@
 # Shared helpers: validated config, stale-lock cleanup, run directory, age blocks.
 import fcntl
+import os
 import shutil
 import sys
 from pathlib import Path
 
 from strongsolve.config import ConfigError, apply_preset, validate
 
-PYTHON = sys.executable  # the interpreter running Snakemake: the project's .venv
+# Jobs run `strongsolve ...` and `python ...` of the environment running Snakemake (the project's
+# .venv), even when that environment is not activated.
+os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
 
 try:
     config.update(validate(apply_preset(config, Path(workflow.basedir) / "workflow/presets"),
@@ -70,3 +73,21 @@ def block_of(age):
 
 def block_name(b):
     return f"{b[0]:06d}-{b[-1]:06d}"
+
+
+def forward_inputs(wildcards):
+    """Manifests of the blocks holding ages first - 2 and first - 4 (the spawns' sources)."""
+    first = int(wildcards.first)
+    needed = {block_name(b) for b in map(block_of, (first - 2, first - 4)) if b and b[0] < first}
+    return [f"{G2048_DIR}/afterstates/block_{n}.json" for n in sorted(needed)]
+
+
+def backward_inputs(wildcards):
+    """This block's forward manifest, and the manifests of the blocks holding ages last + 2 and last + 4
+    (forward and values: the three-layer window)."""
+    last = int(wildcards.last)
+    out = [f"{G2048_DIR}/afterstates/block_{wildcards.first}-{wildcards.last}.json"]
+    for b in {tuple(b) for b in map(block_of, (last + 2, last + 4)) if b and b[0] > last}:
+        out += [f"{G2048_DIR}/afterstates/block_{block_name(b)}.json",
+                f"{G2048_DIR}/values/block_{block_name(b)}.json"]
+    return sorted(set(out))

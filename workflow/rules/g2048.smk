@@ -10,24 +10,6 @@ G2048_STAGE_ARGS = f"--chunk {config['dask']['chunk']}" + (
     f" --scheduler-address {config['dask']['scheduler_address']}" if config["dask"]["scheduler_address"] else "")
 
 
-def forward_inputs(wildcards):
-    """Manifests of the blocks holding ages first - 2 and first - 4 (the spawns' sources)."""
-    first = int(wildcards.first)
-    needed = {block_name(b) for b in map(block_of, (first - 2, first - 4)) if b and b[0] < first}
-    return [f"{G2048_DIR}/afterstates/block_{n}.json" for n in sorted(needed)]
-
-
-def backward_inputs(wildcards):
-    """This block's forward manifest, and the manifests of the blocks holding ages last + 2 and last + 4
-    (forward and values: the three-layer window)."""
-    last = int(wildcards.last)
-    out = [f"{G2048_DIR}/afterstates/block_{wildcards.first}-{wildcards.last}.json"]
-    for b in {tuple(b) for b in map(block_of, (last + 2, last + 4)) if b and b[0] > last}:
-        out += [f"{G2048_DIR}/afterstates/block_{block_name(b)}.json",
-                f"{G2048_DIR}/values/block_{block_name(b)}.json"]
-    return sorted(set(out))
-
-
 rule g2048_forward:
     input:
         forward_inputs,
@@ -41,9 +23,12 @@ rule g2048_forward:
     threads: G["threads"]
     resources:
         mem_mb=G["mem_mb"],
+    params:
+        run=G2048_ARGS,
+        stage=G2048_STAGE_ARGS,
     shell:
-        "STRONGSOLVE_THREADS={threads} {PYTHON} -m strongsolve 2048 forward {G2048_ARGS} "
-        "{G2048_STAGE_ARGS} --ages {wildcards.first}-{wildcards.last} > {log} 2>&1"
+        "STRONGSOLVE_THREADS={threads} strongsolve 2048 forward {params.run} "
+        "{params.stage} --ages {wildcards.first}-{wildcards.last} > {log} 2>&1"
 
 
 rule g2048_backward:
@@ -59,9 +44,12 @@ rule g2048_backward:
     threads: G["threads"]
     resources:
         mem_mb=G["mem_mb"],
+    params:
+        run=G2048_ARGS,
+        stage=G2048_STAGE_ARGS,
     shell:
-        "STRONGSOLVE_THREADS={threads} {PYTHON} -m strongsolve 2048 backward {G2048_ARGS} "
-        "{G2048_STAGE_ARGS} --ages {wildcards.first}-{wildcards.last} > {log} 2>&1"
+        "STRONGSOLVE_THREADS={threads} strongsolve 2048 backward {params.run} "
+        "{params.stage} --ages {wildcards.first}-{wildcards.last} > {log} 2>&1"
 
 
 G2048_STAGE = "values" if G2048_SOLVED else "afterstates"
@@ -76,9 +64,10 @@ rule g2048_report:
     log:
         f"{G2048_DIR}/logs/report.log",
     params:
+        run=G2048_ARGS,
         max_age="" if G2048_SOLVED else f"--max-age {MAX_AGE}",
     shell:
-        "{PYTHON} -m strongsolve 2048 report {G2048_ARGS} {params.max_age} > {log} 2>&1"
+        "strongsolve 2048 report {params.run} {params.max_age} > {log} 2>&1"
 
 
 G2048_TARGETS = G2048_OUTPUTS

@@ -1,6 +1,6 @@
 # Ludo / aeroplane chess (issue 7): expected rolls of one piece on a board file, with the board's die
 # and with each extra die of the config; two-player races with 1.. pieces each under optimal play,
-# matched against the simple policies. Needs the globals PYTHON and RESULTS and config["ludo"]
+# matched against the simple policies. Needs the global RESULTS and config["ludo"]
 # (schemas/ludo.schema.yaml). The results directory is named after the board file:
 # workflow/boards/X.yaml -> results/ludo_X/.
 
@@ -26,7 +26,7 @@ rule ludo_rolls:
     params:
         die=lambda wildcards: f"--die {LUDO_DICE[wildcards.die]}" if LUDO_DICE[wildcards.die] else "",
     shell:
-        "{PYTHON} -m strongsolve ludo rolls {input} {params.die} --output {output} > {log} 2>&1"
+        "strongsolve ludo rolls {input} {params.die} --output {output} > {log} 2>&1"
 
 
 rule ludo_race:
@@ -44,5 +44,5 @@ rule ludo_race:
     params:
         tol=LUDO["tol"],
     shell:
-        "{PYTHON} -m strongsolve ludo race {input} --pieces {wildcards.pieces} --tol {params.tol} "
+        "strongsolve ludo race {input} --pieces {wildcards.pieces} --tol {params.tol} "
         "--policy-out {output.policy} --output {output.json} > {log} 2>&1"

@@ -1,6 +1,6 @@
 # Report plots of the 2048 run (issue 6): positions per age (log scale), bits per afterstate when the
 # layers carry the Elias-Fano size, afterstate values per age (solved runs only).
-# Needs common.smk and g2048.smk (G2048_DIR, G2048_OUTPUTS, G2048_SOLVED, PYTHON).
+# Needs common.smk and g2048.smk (G2048_DIR, G2048_OUTPUTS, G2048_SOLVED).
 
 from strongsolve.games.g2048.plots import plot_names
 
@@ -14,5 +14,7 @@ rule g2048_plots:
         REPORT_TARGETS,
     log:
         f"{G2048_DIR}/logs/plots.log",
+    params:
+        run=G2048_DIR,
     shell:
-        "{PYTHON} -m strongsolve 2048 plots {G2048_DIR} > {log} 2>&1"
+        "strongsolve 2048 plots {params.run} > {log} 2>&1"

@@ -1,7 +1,7 @@
 # Shut the Box (issue 7): the flip-one game (cards 1..n, flip x, y or x+y; minimise rolls) solved by
 # policy iteration and checked by value iteration and an exact sparse solve, with its policy table;
 # and the standard game (shut tiles summing to the roll) for both objectives, with and without the
-# one-die rule. Needs the globals PYTHON and RESULTS and config["shutbox"] (schemas/shutbox.schema.yaml).
+# one-die rule. Needs the global RESULTS and config["shutbox"] (schemas/shutbox.schema.yaml).
 
 SHUTBOX = config["shutbox"]
 SHUTBOX_DIR = f"{RESULTS}/shutbox_{SHUTBOX['cards']}"
@@ -24,7 +24,7 @@ rule shutbox_flip_one:
         method=SHUTBOX["method"],
         tol=SHUTBOX["tol"],
     shell:
-        "{PYTHON} -m strongsolve shutbox --rule flip-one --objective min-rolls "
+        "strongsolve shutbox --rule flip-one --objective min-rolls "
         "--cards {params.cards} --faces {params.faces} --method {params.method} --tol {params.tol} "
         "--check --policy --output {output} > {log} 2>&1"
 
@@ -42,6 +42,6 @@ rule shutbox_standard:
         tol=SHUTBOX["tol"],
         one_die=lambda wildcards: "--one-die" if wildcards.one_die else "",
     shell:
-        "{PYTHON} -m strongsolve shutbox --rule standard --objective {wildcards.objective} "
+        "strongsolve shutbox --rule standard --objective {wildcards.objective} "
         "--cards {wildcards.tiles} --faces {params.faces} {params.one_die} --tol {params.tol} "
         "--check --policy --output {output} > {log} 2>&1"

@@ -4,7 +4,7 @@
 # points) and are iterated to a fixed point inside the job. Group x needs the groups x + 1 and x + 3
 # (the scores after a fold and after a lost hand of eleven), so the jobs form a chain 11, 10, ..., 0.
 # Each group is a directory of zarr subgames (s<a>-<b>_v<c>.zarr), renamed into place when complete.
-# Globals from the Snakefile: PYTHON (sys.executable), RESULTS (results directory), config["truco"].
+# Globals from the Snakefile: RESULTS (results directory), config["truco"].
 import json
 
 from strongsolve.games.truco.subgames import group_dependencies
@@ -27,7 +27,7 @@ rule truco_abstraction_sizes:
     log:
         f"{TRUCO_DIR}/logs/abstraction_sizes.log",
     shell:
-        "{PYTHON} -m strongsolve.games.truco.solve sizes --out {output} > {log} 2>&1"
+        "python -m strongsolve.games.truco.solve sizes --out {output} > {log} 2>&1"
 
 
 rule truco_row11_group:
@@ -48,7 +48,7 @@ rule truco_row11_group:
         solver=TRUCO_PARAMS,
         results=RESULTS,
     shell:
-        "{PYTHON} -m strongsolve.games.truco.solve group --x {wildcards.x} --results {params.results} "
+        "python -m strongsolve.games.truco.solve group --x {wildcards.x} --results {params.results} "
         "--params '{params.solver}' > {log} 2>&1"
 
 
@@ -62,5 +62,5 @@ rule truco_row11_summary:
     params:
         results=RESULTS,
     shell:
-        "{PYTHON} -m strongsolve.games.truco.solve summary --results {params.results} --out {output} "
+        "python -m strongsolve.games.truco.solve summary --results {params.results} --out {output} "
         "> {log} 2>&1"

@@ -6,6 +6,7 @@ into ``afterstates(n-4)``; ``afterstates(n)`` = canonical results of every legal
 Counts are canonical (after symmetry) and include terminal states.
 """
 
+import shutil
 import sys
 import time
 from dataclasses import dataclass
@@ -159,7 +160,7 @@ def run_forward(run, ages, log=sys.stderr, **options):
         Consecutive even ages, increasing; the layers of ``ages[0] - 2`` and ``ages[0] - 4`` must exist.
     options
         ``chunk``, ``memory_limit``, ``client`` for :func:`expand_layer` (spills go to
-        ``<run>/.spill``).
+        ``<run>/.spill/age_<n>``, removed when the age is done or rerun).
 
     Raises
     ------
@@ -186,8 +187,11 @@ def run_forward(run, ages, log=sys.stderr, **options):
             status = "verified (kept)"
         else:
             t = time.perf_counter()
+            spill_dir = run.directory / ".spill" / f"age_{n:06d}"
+            shutil.rmtree(spill_dir, ignore_errors=True)  # runs a killed job left for this age
             layer = expand_layer(n, run.tables, run.p2, run.target_exp, layer_ids(n - 2),
-                                 layer_ids(n - 4), spill_dir=run.directory / ".spill", **options)
+                                 layer_ids(n - 4), spill_dir=spill_dir, **options)
+            shutil.rmtree(spill_dir, ignore_errors=True)
             _, arrays, code_attrs = encode_afterstates(layer.afterstates)
             attrs = dict(run.params(), age=n, num_states=layer.num_states,
                          num_terminal=layer.num_terminal, num_afterstates=int(layer.afterstates.size),

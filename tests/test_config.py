@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from strongsolve.config import ConfigError, apply_preset, load_schema, validate
+from strongsolve.config import ConfigError, apply_preset, load_schema, merge_config, validate
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMAS = REPO / "workflow" / "schemas"
@@ -25,20 +25,8 @@ BASE = yaml.safe_load((REPO / "config.yaml").read_text())
 def with_override(**sections):
     """config.yaml with some keys replaced; a dict value is merged into that section."""
     config = copy.deepcopy(BASE)
-    for key, value in sections.items():
-        if isinstance(value, dict) and isinstance(config.get(key), dict):
-            _merge(config[key], value)
-        else:
-            config[key] = value
+    merge_config(config, sections)
     return config
-
-
-def _merge(base, over):
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value
 
 
 INT_1_4 = "allowed: type integer; >= 1; <= 4"

@@ -195,13 +195,15 @@ def apply_preset(config, presets_dir):
     if name not in names:  # a name, never a path: presets live in presets_dir only
         raise ConfigError(f"unknown preset {name!r}; allowed: {', '.join(names)}")
     merged = copy.deepcopy(dict(config))
-    _merge(merged, yaml.safe_load((Path(presets_dir) / f"{name}.yaml").read_text()) or {})
+    merge_config(merged, yaml.safe_load((Path(presets_dir) / f"{name}.yaml").read_text()) or {})
     return merged
 
 
-def _merge(base, over):
+def merge_config(base, over):
+    """Merge ``over`` into ``base`` in place, recursively for dicts (as Snakemake merges
+    ``--configfile`` and ``--config`` over config.yaml); other values are replaced."""
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
+            merge_config(base[key], value)
         else:
             base[key] = value

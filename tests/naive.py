@@ -910,7 +910,6 @@ def simulate_race(board, pieces, policy_a, policy_b, rng, games):
     """Games won by A (moving first) out of ``games``. A policy is called as
     ``policy(own, opp, face, moves)`` with ``moves`` from :func:`race_moves` and returns the index
     of the chosen move."""
-    n = board["length"]
     faces = list(range(1, len(board["die"]) + 1))
     weights = [float(p) for p in board["die"]]
     again = board.get("roll_again_on")

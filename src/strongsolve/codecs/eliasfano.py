@@ -258,59 +258,47 @@ class EFArrays(NamedTuple):
 
 
 @njit
-def _select1(ef, i):
-    """Bit position of the ``i``-th one (``0 <= i < n``)."""
+def _select(ef, t, ones):
+    """Bit position of the ``t``-th one (``ones``, ``0 <= t < n``) or zero (``0 <= t < num_buckets``).
+
+    Start from the sample of the target's own kind, then move to the later sample of the other kind
+    when it still lies before the target (the largest k whose count of the target's kind before
+    sample k is <= t), so the scan crosses fewer than ``s`` ones and ``s`` zeros."""
     s = ef.sample_rate
-    s1 = ef.select1
-    s0 = ef.select0
-    j = i // s
-    start = np.int64(s1[j])
-    ones = j * s
-    h_j = start - ones
-    h_next = np.int64(s1[j + 1]) - (j + 1) * s if j + 1 < s1.shape[0] else ef.num_buckets
-    # the last zero sample before the target: the largest k with (ones before zero k*s) <= i
-    lo = h_j // s
-    hi = min(s0.shape[0], h_next // s + 1)
-    if lo < hi and np.int64(s0[lo]) - lo * s <= i:
+    own = ef.select1 if ones else ef.select0
+    other = ef.select0 if ones else ef.select1
+    j = t // s
+    start = np.int64(own[j])
+    before = j * s
+    g_j = start - before
+    g_next = np.int64(own[j + 1]) - (j + 1) * s if j + 1 < own.shape[0] else (
+        ef.num_buckets if ones else ef.n)
+    lo = g_j // s
+    hi = min(other.shape[0], g_next // s + 1)
+    if lo < hi and np.int64(other[lo]) - lo * s <= t:
         while hi - lo > 1:
             mid = (lo + hi) >> 1
-            if np.int64(s0[mid]) - mid * s <= i:
+            if np.int64(other[mid]) - mid * s <= t:
                 lo = mid
             else:
                 hi = mid
-        q = np.int64(s0[lo])
+        q = np.int64(other[lo])
         if q > start:
             start = q
-            ones = q - lo * s
-    return _scan1(ef.high, start, i - ones)
+            before = q - lo * s
+    return _scan1(ef.high, start, t - before) if ones else _scan0(ef.high, start, t - before)
+
+
+@njit
+def _select1(ef, i):
+    """Bit position of the ``i``-th one (``0 <= i < n``)."""
+    return _select(ef, i, True)
 
 
 @njit
 def _select0(ef, z):
     """Bit position of the ``z``-th zero (``0 <= z < num_buckets``)."""
-    s = ef.sample_rate
-    s1 = ef.select1
-    s0 = ef.select0
-    k = z // s
-    start = np.int64(s0[k])
-    zeros = k * s
-    r_k = start - zeros
-    r_next = np.int64(s0[k + 1]) - (k + 1) * s if k + 1 < s0.shape[0] else ef.n
-    # the last one sample before the target: the largest j with (zeros before one j*s) <= z
-    lo = r_k // s
-    hi = min(s1.shape[0], r_next // s + 1)
-    if lo < hi and np.int64(s1[lo]) - lo * s <= z:
-        while hi - lo > 1:
-            mid = (lo + hi) >> 1
-            if np.int64(s1[mid]) - mid * s <= z:
-                lo = mid
-            else:
-                hi = mid
-        p = np.int64(s1[lo])
-        if p > start:
-            start = p
-            zeros = p - lo * s
-    return _scan0(ef.high, start, z - zeros)
+    return _select(ef, z, False)
 
 
 @njit

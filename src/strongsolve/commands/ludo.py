@@ -1,9 +1,8 @@
 """``strongsolve ludo``: exact expected rolls of one piece, optimal two-player races (issue 7)."""
 
-import json
 import math
-import sys
 
+from . import emit
 
 
 def register(subparsers):
@@ -70,18 +69,6 @@ def _finite(x):
     return x if math.isfinite(x) else "inf"
 
 
-def _emit(args, out, text):
-    from ..store.atomic import write_json_atomic
-
-    if args.output:
-        write_json_atomic(args.output, out)
-    if args.json:
-        json.dump(out, sys.stdout, indent=1)
-        print()
-    else:
-        print(text)
-
-
 def _board_json(board):
     return {"length": board.length, "jumps": {str(k): v for k, v in sorted(board.jumps.items())},
             "chain_jumps": board.chain_jumps, "overshoot": board.overshoot,
@@ -98,7 +85,7 @@ def run_rolls(args):
            "expected_rolls": _finite(float(per_cell[0])),
            "per_cell": [_finite(float(v)) for v in per_cell],
            "unreachable_cells": [c for c, v in enumerate(per_cell) if not math.isfinite(v)]}
-    _emit(args, out, f"expected rolls from cell 0: {per_cell[0]:.10g}"
+    emit(args, out, f"expected rolls from cell 0: {per_cell[0]:.10g}"
                      + (f" (goal unreachable from cells {out['unreachable_cells']})"
                         if out["unreachable_cells"] else ""))
     return 0
@@ -178,5 +165,5 @@ def run_race(args):
     if args.policy_out:
         _save_policy(args.policy_out, sol)
         out["policy_file"] = args.policy_out
-    _emit(args, out, "\n".join(lines))
+    emit(args, out, "\n".join(lines))
     return 0

@@ -1,7 +1,7 @@
 """``strongsolve shutbox``: solve a Shut the Box variant exactly (issue 7)."""
 
-import json
-import sys
+
+from . import emit
 
 DESCRIPTION = """Solve Shut the Box. flip-one: after each roll (x, y) flip one card among x, y, x+y
 (toggle); minimise the expected rolls until every card is set. standard: shut open tiles summing to
@@ -37,7 +37,6 @@ def register(subparsers):
 
 def run(args):
     from ..games import shutbox as sb
-    from ..store.atomic import write_json_atomic
 
     objective = args.objective or ("min-rolls" if args.rule == "flip-one" else "max-shut")
     sol = sb.solve(args.cards, args.faces, args.rule, objective, args.one_die, args.method,
@@ -71,17 +70,12 @@ def run(args):
                              "shut": {str(m): {str(t): s for t, s in row.items()}
                                       for m, row in table.items()},
                              "value_per_mask": sol.value[:1 << args.cards].tolist()}
-    if args.output:
-        write_json_atomic(args.output, out)
-    if args.json:
-        json.dump(out, sys.stdout, indent=1)
-        print()
-    else:
-        print(f"shutbox {args.rule} n={args.cards} f={args.faces} {objective}"
-              f"{' one-die' if args.one_die else ''}: value {sol.value_start:.12g} {out['unit']} "
-              f"({args.method}, {sol.iterations} iterations, residual {sol.residual:.2g})")
-        if args.check:
-            c = out["checks"]
-            print(f"  check: other method {c['other_method']:.12g}, exact policy value "
-                  f"{c['exact_policy_value']:.12g}")
+    text = (f"shutbox {args.rule} n={args.cards} f={args.faces} {objective}"
+            f"{' one-die' if args.one_die else ''}: value {sol.value_start:.12g} {out['unit']} "
+            f"({args.method}, {sol.iterations} iterations, residual {sol.residual:.2g})")
+    if args.check:
+        c = out["checks"]
+        text += (f"\n  check: other method {c['other_method']:.12g}, exact policy value "
+                 f"{c['exact_policy_value']:.12g}")
+    emit(args, out, text)
     return 0

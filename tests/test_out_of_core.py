@@ -50,6 +50,20 @@ def test_sorted_runs_spill_and_merge_like_numpy(tmp_path):
     assert not list(tmp_path.rglob("*.npy"))  # spilled runs are removed
 
 
+@pytest.mark.parametrize("memory_limit", [None, 4096, 1 << 20])
+def test_sorted_runs_union_like_numpy(tmp_path, memory_limit):
+    rng = np.random.default_rng(11)
+    chunks = [rng.integers(0, 2**40, rng.integers(0, 1500)).astype(np.uint64) for _ in range(30)]
+    chunks += [c[: c.size // 2] for c in chunks[:10]]  # repeats across runs
+    with SortedRuns(memory_limit=memory_limit, spill_dir=tmp_path) as runs:
+        for c in chunks:
+            runs.add(c)
+        assert (runs.spilled_runs > 3) == (memory_limit == 4096)
+        union = runs.union()
+    np.testing.assert_array_equal(union, np.unique(np.concatenate(chunks)))
+    assert not [p for p in tmp_path.rglob("*") if p.is_file()]  # runs and the union file removed
+
+
 def test_expand_layer_spilling_equals_in_memory(tmp_path):
     layers = {layer.age: layer for layer in forward_layers(2, 3, 60)}
     from strongsolve.games.g2048.board import tables

@@ -1,11 +1,18 @@
 """External sort-unique of uint64 IDs in bounded memory (issue 4).
 
 The forward pass produces a layer's IDs chunk by chunk. :class:`SortedRuns` keeps each chunk's
-sorted unique run in memory until they hold half of ``memory_limit``, then merges them into one run
-and spills it to disk (a ``.npy`` file). :meth:`SortedRuns.merged` streams the sorted unique union as
+sorted unique run in memory until they hold an eighth of ``memory_limit``, then merges them into one
+run and spills it to disk (a ``.npy`` file). :meth:`SortedRuns.merged` streams the sorted unique union as
 blocks by a k-way merge over memory-mapped runs: each block takes, from every run, the values up to a
 bound chosen so that no run contributes more than its share, so a block never exceeds the block size.
 The result is the same set in the same order whatever the chunking or the limit (determinism).
+
+Memory (issue 4: the process, not only the runs, stays within ``memory_limit`` on top of the layer
+window): sorting a run costs about four times its size at the moment of the sort (the
+concatenation, the radix sort's two buffers, the deduplicated copy). So the runs held are at most
+``memory_limit / 8`` (their spill sort peaks at half the limit) and a merged block at most
+``memory_limit / 16`` (a quarter of the limit while it is built), which leaves room for a second
+SortedRuns and the tasks in flight.
 """
 
 import shutil
@@ -43,7 +50,7 @@ class SortedRuns:
         run = sort_unique(ids)
         self._mem.append(run)
         self._mem_bytes += run.nbytes
-        if self.memory_limit is not None and self._mem_bytes > self.memory_limit // 2:
+        if self.memory_limit is not None and self._mem_bytes > self.memory_limit // 8:
             self._spill()
 
     def _spill(self):
@@ -63,8 +70,8 @@ class SortedRuns:
         Parameters
         ----------
         block_bytes : int, optional
-            Largest block (default: a quarter of ``memory_limit``; everything in one block when no
-            limit is set and nothing was spilled).
+            Largest block (default: ``memory_limit / 16``; everything in one block when no limit is
+            set and nothing was spilled).
         """
         if not self._files:
             if self._mem:
@@ -73,7 +80,7 @@ class SortedRuns:
         if self._mem:
             self._spill()
         runs = [np.load(f, mmap_mode="r") for f in self._files]
-        block = max(1, (block_bytes or max(8192, self.memory_limit // 4)) // 8)
+        block = max(1, (block_bytes or max(8192, self.memory_limit // 16)) // 8)
         pos = [0] * len(runs)
         while True:
             active = [k for k, r in enumerate(runs) if pos[k] < r.shape[0]]
@@ -89,6 +96,21 @@ class SortedRuns:
                 parts.append(np.asarray(runs[k][pos[k]:end]))
                 pos[k] = end
             yield sort_unique(np.concatenate(parts))
+
+    def union(self):
+        """The whole sorted unique union as one uint64 array.
+
+        Without spilled runs this is one in-memory sort; with them the merged blocks go to a file
+        first and are read back in one piece, so the union is never held twice."""
+        if not self._files:
+            return next(self.merged(), np.empty(0, np.uint64))
+        path = self._dir / "union.bin"
+        with open(path, "wb") as f:
+            for block in self.merged():
+                block.tofile(f)
+        out = np.fromfile(path, dtype=np.uint64)
+        path.unlink()
+        return out
 
     def close(self):
         """Remove the spilled runs."""

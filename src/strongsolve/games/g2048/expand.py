@@ -17,7 +17,7 @@ from numba.extending import overload
 
 from ...codecs.eliasfano import ef_index_of
 from ...kernels.options import njit
-from .board import canonical_id, count_empty, move_id
+from .board import canonical_id, count_empty, moves
 
 _U15 = np.uint64(15)
 
@@ -77,35 +77,36 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
 
     Returns
     -------
-    afterstates : uint64[4*S]
-        Slot ``4*s + d`` holds the canonical result of move d of state s, valid where ``legal``.
-    legal : bool[4*S]
+    afterstates : uint64[M], M <= 4*S
+        Canonical results of the legal moves, state by state in direction order (unsorted, with
+        repeats).
     terminal : int64
         Number of states with no legal move.
     error : int
         :data:`OK` or :data:`OVERFLOW`.
     """
     n = states.shape[0]
-    out = np.zeros(4 * n, np.uint64)
-    legal = np.zeros(4 * n, np.bool_)
-    is_terminal = np.zeros(n, np.int64)
-    overflow = np.zeros(n, np.int64)
+    out = np.empty(4 * n, np.uint64)
+    after = np.empty(4, np.uint64)
+    rewards = np.empty(4, np.int64)
+    m = 0
+    terminal = 0
+    error = OK
     for k in range(n):
         s = states[k]
+        moves(s, rows, cols, line_result, line_reward, sym, after, rewards)
         any_legal = False
         for d in range(4):
-            t, r = move_id(s, d, rows, cols, line_result, line_reward)
-            if r < 0:
-                overflow[k] = 1
-            elif t != s:
+            if rewards[d] < 0:
+                error = OVERFLOW
+            elif after[d] != s:
                 any_legal = True
-                if target_exp == 0 or not has_tile(t, rows * cols, target_exp):
-                    out[4 * k + d] = canonical_id(t, rows, cols, sym)
-                    legal[4 * k + d] = True
+                if target_exp == 0 or not has_tile(after[d], rows * cols, target_exp):
+                    out[m] = canonical_id(after[d], rows, cols, sym)
+                    m += 1
         if not any_legal:
-            is_terminal[k] = 1
-    error = OVERFLOW if overflow.sum() > 0 else OK
-    return out, legal, is_terminal.sum(), error
+            terminal += 1
+    return out[:m], terminal, error
 
 
 def layer_index_of(layer, x):
@@ -144,12 +145,14 @@ def _layer_index_of(layer, x):
 
 @njit
 def _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp, layer, offset, zero_index,
-                 rewards, nexts):
+                 after, rewards, nexts):
     """Legal moves of state ``s``: fills ``rewards``/``nexts`` (length 4) and returns the count,
-    or -1 (overflow) or -2 (a successor missing from ``layer``)."""
+    or -1 (overflow) or -2 (a successor missing from ``layer``). ``after`` is scratch (uint64[4])."""
+    moves(s, rows, cols, line_result, line_reward, sym, after, rewards)
     m = 0
     for d in range(4):
-        t, r = move_id(s, d, rows, cols, line_result, line_reward)
+        t = after[d]
+        r = rewards[d]
         if r < 0:
             return -1
         if t == s:
@@ -199,14 +202,15 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     slot_reward = np.empty((n_out, 4), np.float64)
     slot_next = np.empty((n_out, 4), np.int64)
     errors = np.zeros(n, np.int64)
+    after = np.empty(4, np.uint64)
+    rewards = np.empty(4, np.int64)
+    nexts = np.empty(4, np.int64)
     offset4 = layer_size(layer2)
     zero_index = layer_size(layer2) + layer_size(layer4)
     for k in range(n):
         a = afterstates[k]
         o = node_ptr[k]
         empty = (node_ptr[k + 1] - o) // 2
-        rewards = np.empty(4, np.int64)
-        nexts = np.empty(4, np.int64)
         for i in range(cells):
             sh = np.uint64(4 * i)
             if ((a >> sh) & _U15) != 0:
@@ -216,11 +220,11 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
                 if e == 1:
                     out_prob[o] = p2 / empty
                     m = _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp,
-                                     layer2, 0, zero_index, rewards, nexts)
+                                     layer2, 0, zero_index, after, rewards, nexts)
                 else:
                     out_prob[o] = (1.0 - p2) / empty
                     m = _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp,
-                                     layer4, offset4, zero_index, rewards, nexts)
+                                     layer4, offset4, zero_index, after, rewards, nexts)
                 if m < 0:
                     errors[k] = OVERFLOW if m == -1 else MISSING_SUCCESSOR
                     m = 0
@@ -258,12 +262,13 @@ def expand_states(states, rows, cols, line_result, line_reward, sym, target_exp,
     out_ptr = np.zeros(n + 1, np.int64)
     cand_reward = np.empty(4 * n, np.float64)
     cand_next = np.empty(4 * n, np.int64)
+    after = np.empty(4, np.uint64)
     rewards = np.empty(4, np.int64)
     nexts = np.empty(4, np.int64)
     error = OK
     for k in range(n):
         m = _state_moves(states[k], rows, cols, line_result, line_reward, sym, target_exp, layer, 0,
-                         layer_size(layer), rewards, nexts)
+                         layer_size(layer), after, rewards, nexts)
         if m < 0:
             error = OVERFLOW if m == -1 else MISSING_SUCCESSOR
             m = 0

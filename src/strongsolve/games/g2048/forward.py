@@ -58,8 +58,8 @@ def _spawn_task(chunk, exponent, kernel_args):
 
 
 def _move_task(states, kernel_args, target_exp):
-    moved, legal, terminal, error = move_successors(states, *kernel_args, target_exp)
-    return sort_unique(moved[legal]), int(terminal), int(error)
+    moved, terminal, error = move_successors(states, *kernel_args, target_exp)
+    return sort_unique(moved), int(terminal), int(error)
 
 
 def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, memory_limit=None,
@@ -103,7 +103,6 @@ def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, m
     """
     args = tables.kernel_args()
     num_states = terminal = 0
-    after_parts = []
     with SortedRuns(memory_limit, spill_dir) as states, SortedRuns(memory_limit, spill_dir) as after:
         for layer, exponent, used in ((prev2, 1, p2 > 0.0), (prev4, 2, p2 < 1.0)):
             if used:
@@ -121,8 +120,7 @@ def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, m
                         "above 32768, which does not fit in 4 bits; cap the ages with max_age")
                 terminal += term
                 after.add(run)
-        after_parts = list(after.merged())
-    afterstates = np.concatenate(after_parts) if after_parts else np.empty(0, np.uint64)
+        afterstates = after.union()
     return ForwardLayer(n, int(num_states), int(terminal), afterstates)
 
 

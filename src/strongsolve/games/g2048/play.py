@@ -16,7 +16,7 @@ import numpy as np
 
 from ...kernels.options import njit
 from .backward import state_values
-from .board import count_empty, move_id
+from .board import count_empty, moves
 from .expand import has_tile
 
 Z95 = 1.959963984540054
@@ -25,7 +25,7 @@ standard errors)."""
 
 
 @njit
-def _apply_moves(states, best, rows, cols, line_result, line_reward):
+def _apply_moves(states, best, rows, cols, line_result, line_reward, sym):
     """Board (in its own orientation) and merge reward of each state's chosen move.
 
     ``best[k]`` is the position of the move among the state's legal moves in direction order
@@ -34,16 +34,18 @@ def _apply_moves(states, best, rows, cols, line_result, line_reward):
     n = states.shape[0]
     after = states.copy()
     reward = np.zeros(n, np.int64)
+    moved = np.empty(4, np.uint64)
+    rewards = np.empty(4, np.int64)
     for k in range(n):
         if best[k] < 0:
             continue
+        moves(states[k], rows, cols, line_result, line_reward, sym, moved, rewards)
         m = 0
         for d in range(4):
-            t, r = move_id(states[k], d, rows, cols, line_result, line_reward)
-            if t != states[k]:
+            if moved[d] != states[k]:
                 if m == best[k]:
-                    after[k] = t
-                    reward[k] = r
+                    after[k] = moved[d]
+                    reward[k] = rewards[d]
                     break
                 m += 1
     return after, reward
@@ -168,7 +170,7 @@ def play(solution, games, seed, progress=False):
         raise ValueError(f"seed = {seed!r} is not allowed; allowed: an integer >= 0")
     run = solution.run
     tables = run.tables
-    rows, cols, line_result, line_reward, _ = tables.kernel_args()
+    rows, cols, line_result, line_reward, sym = tables.kernel_args()
     cells = rows * cols
     rng = np.random.default_rng(seed)
     boards = np.zeros(games, np.uint64)
@@ -187,7 +189,7 @@ def play(solution, games, seed, progress=False):
                 continue
             ids, values = solution.layer(n)
             _, best = state_values(boards[at], tables, run.target_exp, ids, values)
-            after, reward = _apply_moves(boards[at], best, rows, cols, line_result, line_reward)
+            after, reward = _apply_moves(boards[at], best, rows, cols, line_result, line_reward, sym)
             points[at] += reward
             end = best < 0
             if run.target_exp:

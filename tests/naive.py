@@ -931,3 +931,124 @@ def simulate_race(board, pieces, policy_a, policy_b, rng, games):
             if face != again:
                 turn = 1 - turn
     return wins
+
+
+# ---------------------------------------------------------------------------------------------
+# Truco: blind play at 11-11 and best responses (issue 9, tree options)
+#
+# Blind play (the issue's 11-11 option): each player plays the cards of their hand in a uniformly
+# random order. Two references: a replay of every deal and every pair of play orders through
+# ``truco_replay``, and, for the full deck, trick-by-trick draws of card strengths (the cards played
+# to tricks 1..3 by mano and by pé form a uniform ordered draw of six distinct cards, and a trick's
+# result only compares its two cards). Best response: plain recursion on the nested trees above.
+# ---------------------------------------------------------------------------------------------
+
+def truco_blind_value(deck, vira, utility, three_ties="nobody"):
+    """Mano's expected utility of a blind 11-11 hand over every deal of ``deck`` and every pair of
+    play orders (3! x 3!); ``utility`` maps points (mano's, pé's) to mano's utility."""
+    from itertools import combinations, permutations
+
+    total, count = 0.0, 0
+    for h0 in combinations(deck, 3):
+        for h1 in combinations([c for c in deck if c not in h0], 3):
+            for o0 in permutations(h0):
+                for o1 in permutations(h1):
+                    actions, nxt = [], [0, 0]
+                    while True:
+                        state = truco_replay([list(h0), list(h1)], vira, (11, 11), actions, three_ties)
+                        if state[0] == "end":
+                            break
+                        p = state[1]
+                        actions.append("play:" + (o0, o1)[p][nxt[p]])
+                        nxt[p] += 1
+                    total += utility[state[1]]
+                    count += 1
+    return total / count
+
+
+def truco_blind_value_by_tricks(strengths, utility, three_ties="nobody"):
+    """The same value from the card strengths alone (one entry per unseen card; equal strengths
+    tie): trick i pits mano's i-th card against pé's, drawn without replacement."""
+    counts = {}
+    for s in strengths:
+        counts[s] = counts.get(s, 0) + 1
+    n = len(strengths)
+
+    def end_value(tricks):
+        w = truco_hand_result(tricks, three_ties)
+        if w is None:
+            return None
+        return utility[(1, 0)] if w == 0 else utility[(0, 1)] if w == 1 else utility[(0, 0)]
+
+    def rec(left, tricks):
+        v = end_value(tricks)
+        if v is not None:
+            return v
+        m = sum(left.values())
+        total = 0.0
+        for s, cs in left.items():
+            if cs == 0:
+                continue
+            for t, ct in left.items():
+                ct2 = ct - (1 if t == s else 0)
+                if ct2 <= 0:
+                    continue
+                p = cs / m * ct2 / (m - 1)
+                res = "t" if s == t else (0 if s > t else 1)
+                nxt = dict(left)
+                nxt[s] -= 1
+                nxt[t] -= 1
+                total += p * rec(nxt, tricks + [res])
+        return total
+
+    assert n >= 6
+    return rec(counts, [])
+
+
+def truco_best_response(tree, strategy, player):
+    """Best-response value (player 0's utility: max for player 0, min for 1) of ``player`` against
+    ``strategy(key, n_actions) -> probabilities`` of the other player, on a nested tree."""
+    nodes = {}  # key of player's information sets -> [(node, reach of chance and opponent)]
+
+    def collect(node, reach):
+        kind = node["kind"]
+        if kind == "terminal":
+            return
+        if kind == "chance":
+            for p, child in zip(node["probs"], node["children"]):
+                collect(child, reach * p)
+            return
+        if node["player"] == player:
+            nodes.setdefault(node["key"], []).append((node, reach))
+            for child in node["children"]:
+                collect(child, reach)
+        else:
+            probs = strategy(node["key"], len(node["children"]))
+            for p, child in zip(probs, node["children"]):
+                collect(child, reach * p)
+
+    choice = {}
+
+    def weighted(node, reach):
+        # reach-weighted utility below ``node`` with ``player`` best-responding
+        kind = node["kind"]
+        if kind == "terminal":
+            return reach * node["utility"]
+        if kind == "chance":
+            return sum(weighted(c, reach * p) for p, c in zip(node["probs"], node["children"]))
+        if node["player"] != player:
+            probs = strategy(node["key"], len(node["children"]))
+            return sum(weighted(c, reach * p) for p, c in zip(probs, node["children"]))
+        a = best(node["key"])
+        return weighted(node["children"][a], reach)
+
+    def best(key):
+        if key not in choice:
+            members = nodes[key]
+            q = [sum(weighted(n["children"][a], r) for n, r in members)
+                 for a in range(len(members[0][0]["children"]))]
+            choice[key] = q.index(max(q) if player == 0 else min(q))
+        return choice[key]
+
+    collect(tree, 1.0)
+    return weighted(tree, 1.0)

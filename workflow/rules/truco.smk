@@ -13,7 +13,7 @@ TRUCO = config["truco"]
 TRUCO_DIR = f"{RESULTS}/truco"
 TRUCO_PARAMS = json.dumps({k: TRUCO[k] for k in ("target_nash_conv", "max_iterations", "check_every",
                                                  "fixed_point_tol", "max_fixed_point_rounds",
-                                                 "three_ties", "workers")})
+                                                 "three_ties", "eleven_eleven", "workers")})
 TRUCO_GROUPS = [str(x) for x in range(11, -1, -1)]
 
 TRUCO_TARGETS = [f"{TRUCO_DIR}/abstraction_sizes.csv"]

@@ -29,7 +29,8 @@ from .subgames import eleven_player, group_dependencies, row11_groups, utility_t
 from .tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
-                max_fixed_point_rounds=8, three_ties="nobody", workers=1)
+                max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1)
+ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in random order
 
 
 def group_scores(x):
@@ -62,7 +63,7 @@ def solve_group(x, results, params=None, log=print, capacities=ab.class_capaciti
         Results root; the groups this one depends on must be there already.
     params : dict
         Overrides of ``DEFAULTS`` (target NashConv in match-win probability, iteration caps,
-        fixed-point tolerance on W, the three-ties rule).
+        fixed-point tolerance on W, the three-ties rule, the 11-11 play: "open" or "blind").
     log : callable
         Receives one progress line per subgame solve and per fixed-point round.
     capacities : callable
@@ -78,6 +79,8 @@ def solve_group(x, results, params=None, log=print, capacities=ab.class_capaciti
     unknown = set(prm) - set(DEFAULTS)
     if unknown:
         raise ValueError(f"unknown parameters {sorted(unknown)}; allowed {sorted(DEFAULTS)}")
+    if prm["eleven_eleven"] not in ELEVEN_ELEVEN:
+        raise ValueError(f"bad eleven_eleven {prm['eleven_eleven']!r}: allowed {ELEVEN_ELEVEN}")
     x = int(x)
     scores = group_scores(x)
     W = {}
@@ -183,7 +186,8 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
     hands, pairs, weights = deck
     t0, c0 = time.perf_counter(), time.process_time()
     tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                           eleven=eleven_player(*s), three_ties=prm["three_ties"])
+                           eleven=eleven_player(*s), three_ties=prm["three_ties"],
+                           blind=s == (11, 11) and prm["eleven_eleven"] == "blind")
     tree.set_utilities(table)
     warm = own
     if warm is None and neighbour is not None:

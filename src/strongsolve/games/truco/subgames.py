@@ -7,6 +7,9 @@ the match, otherwise the next hand has the roles swapped (the dealer rotates), s
 score is ``(b + pp, a + pm)`` and the old mano wins with ``1 - W(b + pp, a + pm)``, where
 ``W(s) = sum_c P(c) V(s, c)`` averages over the next vira.
 
+Outside the 11 row a hand has the raise ladder and scores 1, 3, 6, 9 or 12 points to one side (or
+nothing after three ties); ``raise_utility_table`` maps its outcomes through ``after_hand``.
+
 The 11 row (a player at 11) closes by itself: a hand of eleven scores 1 (fold) or 3 (played), and
 three ties score nothing, so it only leads to other 11-row scores. It is solved in groups
 ``(11, 11)`` and then ``{(11, x), (x, 11)}`` for x = 10 .. 0; a group depends on the groups x + 1
@@ -17,7 +20,7 @@ so a group is iterated to a fixed point.
 import numpy as np
 
 from .rules import MAO_DE_ONZE_FOLD, MAO_DE_ONZE_VALUE, TARGET
-from .tree import FOLD, MANO_WINS, NOBODY, N_OUTCOMES, PE_WINS
+from .tree import FOLD, MANO_WINS, NOBODY, N_OUTCOMES, PE_WINS, outcome_points
 
 N_SCORES = 12
 
@@ -88,3 +91,39 @@ def utility_table(a, b, W):
     t[PE_WINS] = after_hand(a, b, 0, value, W)
     t[NOBODY] = after_hand(a, b, 0, 0, W)
     return t
+
+
+def points_utility_table(a, b, points, W):
+    """float64[K]: mano's match-win probability after each outcome of a hand at (a, b).
+
+    Parameters
+    ----------
+    a, b : int
+        Role-ordered score before the hand (mano's, pé's points, 0..11).
+    points : int array (K, 2)
+        Points (mano's, pé's) scored at each outcome code (``tree.outcome_points``).
+    W : mapping or float array (12, 12)
+        ``W[(x, y)]``: mano's match-win probability before a hand at role-ordered score (x, y),
+        averaged over the vira (only scores below 12 are read: a side reaching 12 has won).
+
+    Raises
+    ------
+    ValueError
+        On a score outside 0..11; KeyError if ``W`` lacks a needed score.
+    """
+    check_score(a, b)
+    return np.array([after_hand(a, b, int(pm), int(pp), W) for pm, pp in np.asarray(points)])
+
+
+def raise_utility_table(a, b, W):
+    """float64[N_RAISE_OUTCOMES]: mano's utility of each outcome code of a hand with raises at (a, b)
+    (neither side at 11), for ``tree.build_hand_tree(..., raises=True)``.
+
+    A win at ladder value v (rules.LADDER: 1, 3, 6, 9, 12, on the cards or by a fold to a raise)
+    adds v to the winner's score; reaching 12 wins the match (value 1 or 0), otherwise the next
+    hand is valued by ``W`` with the roles swapped (``after_hand``). The FOLD entry, an outcome
+    only a hand of eleven has, carries the no-points value. ValueError in the 11 row.
+    """
+    if in_row11(a, b):
+        raise ValueError(f"score {a}-{b} is in the 11 row (no raises): use utility_table")
+    return points_utility_table(a, b, outcome_points(raises=True), W)

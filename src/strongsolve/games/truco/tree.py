@@ -1,19 +1,33 @@
-"""Game tree of one Truco hand without raises, over any deck of typed cards, as a ``TabularGame``.
+"""Game tree of one Truco hand over any deck of typed cards, as a ``TabularGame``.
 
-This covers the hands of the 11 row (rules.py): a hand of eleven (the player at 11 first plays the
-hand or folds; a played hand has no raises) and the 11-11 hand (no decision before the cards, no
-raises). A deck is a list of card *types* with a trick strength each and a number of unseen copies:
-the abstract deck of abstraction.py (13 strength classes) or a physical deck (one type per card).
+A deck is a list of card *types* with a trick strength each and a number of unseen copies: the
+abstract deck of abstraction.py (13 strength classes) or a physical deck (one type per card). Rules
+are those of rules.py (``HandState``), in three variants:
+
+- the hands of the 11 row, without raises: a hand of eleven (the player at 11 first plays the hand
+  or folds; a played hand has no raises) and the 11-11 hand (no decision before the cards);
+- the 11-11 hand played blind (the issue's option): every card a player plays is drawn uniformly
+  from the cards left in their hand, so the card plays are chance nodes and nobody decides;
+- a hand where neither player has 11, with the raise ladder of rules.py: on their turn, before a
+  card, a player may raise along ``LADDER`` (1, 3, 6, 9, 12) if nobody accepted yet or they were
+  the last to accept; the other accepts, folds (the raiser scores the value before the raise) or
+  raises again (``HandState.legal_actions``). The ladder never depends on the score: a raise past
+  what either side needs to win is still a raise (rules.py has no such exception).
 
 Tree: the root is a chance node over deal pairs (mano's hand, pé's hand) weighted by their number
 of physical deals. Information sets are (player, own hand, public history): every played card is
-face up, so the history is the sequence of played types. Moves with one legal action (the last
-trick, or two cards of one type) are applied without a node. A node's depth is the number of public
-actions before it, so every node of an information set has one depth.
+face up and raises are public, so the history is the sequence of played types with the raises and
+answers between them. Moves with one legal action (a card of one type left or two cards of one
+type, and no raise open to the mover) are applied without a node. A node's depth is the number of
+public actions before it, so every node of an information set has one depth.
 
 Terminal outcomes (``outcome`` per node, -1 elsewhere): ``FOLD`` (the player at 11 folded: the
-opponent scores 1), ``MANO_WINS``, ``PE_WINS`` (the hand's value: 3 in a hand of eleven), ``NOBODY``
-(three tied tricks, unless ``three_ties="mano"``). A subgame maps outcomes to utilities.
+opponent scores 1), ``MANO_WINS``, ``PE_WINS`` (the hand's value: 1, or 3 in a hand of eleven),
+``NOBODY`` (three tied tricks, unless ``three_ties="mano"``). With raises the winner also carries the
+ladder value: ``ladder_outcome(winner, level)`` is ``MANO_WINS`` / ``PE_WINS`` at 1 point and
+``2 + 2 level + winner`` at ``LADDER[level]`` points (codes 4..11), whether the hand was won on the
+cards or by a fold to a raise; ``FOLD`` never occurs. ``HandTree.outcome_points`` gives the points
+of each code; a subgame maps outcomes to utilities (subgames.py).
 """
 
 from dataclasses import dataclass
@@ -22,10 +36,21 @@ import numpy as np
 
 from ...kernels.cfr import CHANCE, DECISION, TERMINAL, TabularGame
 from ...kernels.options import njit
+from .rules import LADDER, MAO_DE_ONZE_FOLD, MAO_DE_ONZE_VALUE
 
 FOLD, MANO_WINS, PE_WINS, NOBODY = 0, 1, 2, 3
-N_OUTCOMES = 4
+N_OUTCOMES = 4  # without raises
+N_LEVELS = len(LADDER)
+N_RAISE_OUTCOMES = 2 + 2 * N_LEVELS  # with raises: codes 1..11 (FOLD unused)
 MAX_NODES_PER_DEAL = 128  # about 1 + 2 + 3 + 9 + 18 + 36 at most; checked while building
+MAX_NODES_PER_DEAL_RAISES = 16384  # 14683 with six distinct types all tied, the largest of any
+# strength order of six cards (11248 on the abstract deck); checked while building
+# Raise history code: one base-RAISE_DIGITS digit per raise made (at most N_LEVELS - 1), the digit
+# 1 + ANSWERS * position + answer, position = cards played before the raise (0..5), answer 0 pending,
+# 1 accepted, 2 raised again; 0 for a raise not made.
+ANSWERS = 3
+RAISE_DIGITS = 1 + ANSWERS * 6
+N_RAISE_CODES = RAISE_DIGITS ** (N_LEVELS - 1)
 
 
 @njit
@@ -61,7 +86,210 @@ def _actions(hand, used, out):
 
 
 @njit
-def _build(strengths, hands, pairs, probs, eleven, three_ties_mano):
+def _share(hand, used, s):
+    """Probability that a card drawn uniformly from the unused slots of ``hand`` has the type of
+    slot ``s`` (blind play counts physical cards: two of one type are twice as likely)."""
+    same = 0
+    left = 0
+    for t in range(3):
+        if (used >> t) & 1 == 0:
+            left += 1
+            if hand[t] == hand[s]:
+                same += 1
+    return same / left
+
+
+@njit
+def _trick(strengths, hand2, leader, lead, mover, s, r, nt, three_ties_mano):
+    """Play slot ``s`` of ``mover`` (the leader if ``lead < 0``). Updates the trick results ``r`` in
+    place; returns (leader, lead, nt, winner) with winner as in ``_hand_winner`` (-2: play on)."""
+    if lead < 0:
+        return leader, s, nt, -2
+    a = strengths[hand2[leader, lead]]
+    b = strengths[hand2[mover, s]]
+    res = 2 if a == b else (leader if a > b else mover)
+    r[nt] = res
+    nt += 1
+    w = _hand_winner(r[0], r[1], r[2], nt, three_ties_mano)
+    return (leader if res == 2 else res), -1, nt, w
+
+
+@njit
+def _grow(a, n, fill):
+    b = np.full(n, fill, a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
+@njit
+def ladder_outcome(winner, level):
+    """Outcome code of a hand with raises won by ``winner`` (0 mano, 1 pé) at ladder index ``level``
+    (rules.LADDER: 1, 3, 6, 9, 12 points): MANO_WINS / PE_WINS at 1 point, else 2 + 2 level + winner."""
+    return 1 + winner if level == 0 else 2 + 2 * level + winner
+
+
+@njit
+def _build_raises(strengths, hands, pairs, probs, three_ties_mano):
+    n_pairs = pairs.shape[0]
+    n_hands = hands.shape[0]
+    base = strengths.shape[0] + 1
+    top = N_LEVELS - 1
+    cap = 1 + n_pairs * 64  # grown by doubling; a deal of 3 + 3 distinct types needs thousands
+    node_type = np.zeros(cap, np.int8)
+    node_player = np.full(cap, -1, np.int8)
+    node_depth = np.zeros(cap, np.int32)
+    outcome = np.full(cap, -1, np.int8)
+    first_child = np.zeros(cap, np.int64)
+    n_child = np.zeros(cap, np.int64)
+    child_prob_node = np.zeros(cap, np.float64)
+    node_key = np.full(cap, -1, np.int64)
+    m = MAX_NODES_PER_DEAL_RAISES
+    q_used = np.zeros((m, 2), np.int64)
+    q_leader = np.zeros(m, np.int64)
+    q_lead = np.zeros(m, np.int64)
+    q_res = np.zeros((m, 3), np.int64)
+    q_nt = np.zeros(m, np.int64)
+    q_code = np.zeros(m, np.int64)  # played types, as in _build
+    q_level = np.zeros(m, np.int64)  # accepted ladder index
+    q_raiser = np.zeros(m, np.int64)  # who may raise next: -1 either, else the side that accepted
+    q_pend = np.zeros(m, np.int64)  # the side that must answer a raise, -1 none
+    q_rcode = np.zeros(m, np.int64)  # raise history, RAISE_DIGITS per raise
+    acts = np.zeros(3, np.int64)
+    hand2 = np.zeros((2, 3), np.int64)
+    pw = np.ones(N_LEVELS, np.int64)
+    for i in range(1, N_LEVELS):
+        pw[i] = pw[i - 1] * RAISE_DIGITS
+    node_type[0] = CHANCE
+    first_child[0] = 1
+    n_child[0] = n_pairs
+    n_nodes = 1 + n_pairs
+    for d in range(n_pairs):
+        if n_nodes + m > cap:
+            while n_nodes + m > cap:
+                cap *= 2
+            node_type = _grow(node_type, cap, 0)
+            node_player = _grow(node_player, cap, -1)
+            node_depth = _grow(node_depth, cap, 0)
+            outcome = _grow(outcome, cap, -1)
+            first_child = _grow(first_child, cap, 0)
+            n_child = _grow(n_child, cap, 0)
+            child_prob_node = _grow(child_prob_node, cap, 0.0)
+            node_key = _grow(node_key, cap, -1)
+        root = 1 + d
+        child_prob_node[root] = probs[d]
+        node_depth[root] = 1
+        for p in range(2):
+            for s in range(3):
+                hand2[p, s] = hands[pairs[d, p], s]
+        offset = n_nodes - 1
+        q_used[0, 0] = 0
+        q_used[0, 1] = 0
+        q_leader[0] = 0
+        q_lead[0] = -1
+        q_res[0, :] = 0
+        q_nt[0] = 0
+        q_code[0] = 1
+        q_level[0] = 0
+        q_raiser[0] = -1
+        q_pend[0] = -1
+        q_rcode[0] = 0
+        node_type[root] = DECISION
+        li = 0
+        while li < n_nodes - offset:
+            x = root if li == 0 else offset + li
+            if node_type[x] == TERMINAL:
+                li += 1
+                continue
+            u = q_used[li].copy()
+            leader, lead, nt, code = q_leader[li], q_lead[li], q_nt[li], q_code[li]
+            level, raiser, pend, rcode = q_level[li], q_raiser[li], q_pend[li], q_rcode[li]
+            r = q_res[li].copy()
+            depth = node_depth[x]
+            played = 0
+            for p in range(2):
+                for s in range(3):
+                    played += (u[p] >> s) & 1
+            w = -2
+            k = 0
+            if pend < 0:
+                # play forced cards (one type left, no raise open to the mover) without a node
+                while True:
+                    mover = leader if lead < 0 else 1 - leader
+                    k = _actions(hand2[mover], u[mover], acts)
+                    if k >= 2 or (level < top and (raiser < 0 or raiser == mover)):
+                        break
+                    s = acts[0]
+                    code = code * base + hand2[mover, s] + 1
+                    depth += 1
+                    played += 1
+                    u[mover] |= 1 << s
+                    leader, lead, nt, w = _trick(strengths, hand2, leader, lead, mover, s, r, nt,
+                                                 three_ties_mano)
+                    if w != -2:
+                        break
+            node_depth[x] = depth
+            if w != -2:
+                node_type[x] = TERMINAL
+                outcome[x] = NOBODY if w < 0 else ladder_outcome(w, level)
+                li += 1
+                continue
+            player = pend if pend >= 0 else (leader if lead < 0 else 1 - leader)
+            if pend >= 0:
+                n_act = 3 if level + 1 < top else 2  # accept, fold, raise again
+            else:
+                n_act = k + (1 if level < top and (raiser < 0 or raiser == player) else 0)
+            node_type[x] = DECISION
+            node_player[x] = player
+            node_key[x] = (code * N_RAISE_CODES + rcode) * (2 * n_hands) + pairs[d, player] * 2 + player
+            first_child[x] = n_nodes
+            n_child[x] = n_act
+            for j in range(n_act):
+                c = n_nodes + j
+                lc = c - offset
+                node_depth[c] = depth + 1
+                node_type[c] = DECISION  # provisional, resolved when reached
+                outcome[c] = -1
+                q_used[lc] = u
+                q_leader[lc], q_lead[lc], q_nt[lc], q_code[lc] = leader, lead, nt, code
+                q_res[lc] = r
+                q_level[lc], q_raiser[lc], q_pend[lc], q_rcode[lc] = level, raiser, -1, rcode
+                if pend >= 0:
+                    if j == 1:  # fold: the raiser scores the value before the raise
+                        node_type[c] = TERMINAL
+                        outcome[c] = ladder_outcome(1 - player, level)
+                        continue
+                    q_rcode[lc] = rcode + (1 + j // 2) * pw[level]  # answered: accepted / raised
+                    q_level[lc] = level + 1
+                    if j == 0:
+                        q_raiser[lc] = player
+                    else:  # raising again accepts the pending raise and proposes the next
+                        q_rcode[lc] += (1 + ANSWERS * played) * pw[level + 1]
+                        q_pend[lc] = 1 - player
+                elif j == k:  # raise
+                    q_rcode[lc] = rcode + (1 + ANSWERS * played) * pw[level]
+                    q_pend[lc] = 1 - player
+                else:
+                    s = acts[j]
+                    q_code[lc] = code * base + hand2[player, s] + 1
+                    q_used[lc, player] = u[player] | (1 << s)
+                    rr = r.copy()
+                    q_leader[lc], q_lead[lc], q_nt[lc], wc = _trick(strengths, hand2, leader, lead,
+                                                                   player, s, rr, nt, three_ties_mano)
+                    q_res[lc] = rr
+                    if wc != -2:
+                        node_type[c] = TERMINAL
+                        outcome[c] = NOBODY if wc < 0 else ladder_outcome(wc, level)
+            n_nodes += n_act
+            if n_nodes - offset > m - 3:
+                raise ValueError("a deal's tree outgrew MAX_NODES_PER_DEAL_RAISES")
+            li += 1
+    return (node_type[:n_nodes], node_player[:n_nodes], node_key[:n_nodes],
+            node_depth[:n_nodes], outcome[:n_nodes], first_child[:n_nodes], n_child[:n_nodes],
+            child_prob_node[:n_nodes])
+
+
+@njit
+def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
     n_pairs = pairs.shape[0]
     cap = 1 + n_pairs * MAX_NODES_PER_DEAL
     node_type = np.zeros(cap, np.int8)
@@ -178,15 +406,20 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano):
                     outcome[x] = MANO_WINS if w == 0 else (PE_WINS if w == 1 else NOBODY)
                 else:
                     mover = leader if lead < 0 else 1 - leader
-                    key = code * (2 * n_hands) + pairs[d, mover] * 2 + mover
-                    node_type[x] = DECISION
-                    node_player[x] = mover
-                    node_key[x] = key
+                    used = u0 if mover == 0 else u1
+                    if blind:  # the card is drawn from the hand: a chance node, no information set
+                        node_type[x] = CHANCE
+                    else:
+                        node_type[x] = DECISION
+                        node_player[x] = mover
+                        node_key[x] = code * (2 * n_hands) + pairs[d, mover] * 2 + mover
                     first_child[x] = n_nodes
                     n_child[x] = k
                     for j in range(k):
                         s = acts[j]
                         c = n_nodes + j
+                        if blind:
+                            child_prob_node[c] = _share(hand2[mover], used, s)
                         li_c = c - offset
                         v0, v1 = u0, u1
                         if mover == 0:
@@ -226,6 +459,38 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano):
             child_prob_node[:n_nodes])
 
 
+def outcome_points(eleven=-1, raises=False):
+    """Points (mano's, pé's) scored at each outcome code of a hand.
+
+    Parameters
+    ----------
+    eleven : {-1, 0, 1}
+        The player deciding a hand of eleven, or -1.
+    raises : bool
+        A hand with the raise ladder (then ``eleven`` must be -1).
+
+    Returns
+    -------
+    int64[N_OUTCOMES, 2] or int64[N_RAISE_OUTCOMES, 2]
+        Rules (rules.py): a folded hand of eleven gives the opponent ``MAO_DE_ONZE_FOLD`` (1), a
+        played one is worth ``MAO_DE_ONZE_VALUE`` (3), the 11-11 hand 1; with raises a code carries
+        its ladder value. Rows of codes that cannot occur (FOLD outside a hand of eleven) are 0.
+    """
+    if raises:
+        if eleven != -1:
+            raise ValueError(f"eleven={eleven}: a hand of eleven has no raises")
+        pts = np.zeros((N_RAISE_OUTCOMES, 2), np.int64)
+        for level, v in enumerate(LADDER):
+            for w in (0, 1):
+                pts[ladder_outcome(w, level), w] = v
+        return pts
+    v = MAO_DE_ONZE_VALUE if eleven >= 0 else 1
+    pts = np.array([[0, 0], [v, 0], [0, v], [0, 0]], np.int64)
+    if eleven >= 0:
+        pts[FOLD, 1 - eleven] = MAO_DE_ONZE_FOLD
+    return pts
+
+
 @dataclass
 class HandTree:
     """A hand's tree with its terminal outcomes and information-set keys.
@@ -235,14 +500,20 @@ class HandTree:
     game : TabularGame
         The tree; ``game.utility`` is set by ``set_utilities``.
     outcome : int8[N]
-        Terminal outcome (FOLD, MANO_WINS, PE_WINS, NOBODY), -1 at other nodes.
+        Terminal outcome code (module docstring), -1 at other nodes.
     infoset_key : int64[I]
-        ``code * 2 * n_hands + hand * 2 + player``; ``code`` is 0 before the hand-of-eleven decision,
-        else the played types in base ``n_types + 1`` (digits type + 1) after a leading 1.
+        ``hist * 2 * n_hands + hand * 2 + player``. Without raises ``hist`` is ``code``: 0 before the
+        hand-of-eleven decision, else the played types in base ``n_types + 1`` (digits type + 1)
+        after a leading 1. With raises ``hist = code * N_RAISE_CODES + raise code`` (module
+        constants). A blind tree has no information sets.
     hands : int64[H, 3]
         The hands (sorted types) indexed by the keys.
     eleven : int
         The player deciding a hand of eleven (0 mano, 1 pé), or -1.
+    raises : bool
+        Whether the tree has the raise ladder.
+    blind : bool
+        Whether the cards are played blind (chance nodes).
     """
 
     game: TabularGame
@@ -251,26 +522,52 @@ class HandTree:
     hands: np.ndarray
     n_types: int
     eleven: int
+    raises: bool = False
+    blind: bool = False
+
+    @property
+    def outcome_points(self):
+        """int64[n_outcomes, 2]: points (mano's, pé's) of each outcome code (``outcome_points``)."""
+        return outcome_points(self.eleven, self.raises)
 
     def set_utilities(self, table):
-        """Set player 0's (mano's) utility at each terminal from ``table``, float64[4] by outcome."""
+        """Set player 0's (mano's) utility at each terminal from ``table``, float64 by outcome code
+        (``N_OUTCOMES`` entries without raises, ``N_RAISE_OUTCOMES`` with)."""
         table = np.asarray(table, np.float64)
-        if table.shape != (N_OUTCOMES,):
-            raise ValueError(f"utility table must have {N_OUTCOMES} entries (FOLD, MANO_WINS, PE_WINS, NOBODY)")
+        n = N_RAISE_OUTCOMES if self.raises else N_OUTCOMES
+        if table.shape != (n,):
+            raise ValueError(f"utility table must have {n} entries, one per outcome code; got shape {table.shape}")
         term = self.outcome >= 0
         self.game.utility[:] = 0.0
         self.game.utility[term] = table[self.outcome[term]]
 
     def infoset_of(self, player, hand_index, history=()):
-        """Index of the information set of ``player`` holding hand ``hand_index`` after the played
-        types ``history`` (``None`` for the hand-of-eleven decision); KeyError if absent."""
+        """Index of the information set of ``player`` holding hand ``hand_index`` after the public
+        ``history``: played types (ints) and, with raises, ``"raise"`` / ``"accept"``; ``None`` for
+        the hand-of-eleven decision. KeyError if absent, ValueError on a bad token."""
         if history is None:
-            code = 0
+            hist = 0
         else:
-            code = 1
+            code, rcode, nraise, played = 1, 0, 0, 0
+            pending = False
             for t in history:
-                code = code * (self.n_types + 1) + int(t) + 1
-        key = code * 2 * len(self.hands) + hand_index * 2 + player
+                if t == "raise" or t == "accept":
+                    if not self.raises:
+                        raise ValueError(f"bad history token {t!r}: this tree has no raises")
+                    if pending:  # the pending raise is answered
+                        rcode += (1 if t == "accept" else 2) * RAISE_DIGITS ** (nraise - 1)
+                        pending = False
+                    elif t == "accept":
+                        raise ValueError("bad history: 'accept' without a pending raise")
+                    if t == "raise":
+                        rcode += (1 + ANSWERS * played) * RAISE_DIGITS ** nraise
+                        nraise += 1
+                        pending = True
+                else:
+                    code = code * (self.n_types + 1) + int(t) + 1
+                    played += 1
+            hist = code * N_RAISE_CODES + rcode if self.raises else code
+        key = hist * 2 * len(self.hands) + hand_index * 2 + player
         i = int(np.searchsorted(self._sorted_keys, key))
         if i >= len(self._sorted_keys) or self._sorted_keys[i] != key:
             raise KeyError(f"no information set for player {player}, hand {hand_index}, history {history}")
@@ -281,8 +578,9 @@ class HandTree:
         self._sorted_keys = self.infoset_key[self._key_order]
 
 
-def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nobody"):
-    """Build the tree of one hand without raises.
+def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nobody", raises=False,
+                    blind=False):
+    """Build the tree of one hand.
 
     Parameters
     ----------
@@ -298,6 +596,11 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
         The player at 11 who first plays or folds (0 mano, 1 pé), or -1 for no such decision.
     three_ties : {"nobody", "mano"}
         Who gets a hand of three tied tricks (rules.hand_winner).
+    raises : bool
+        Give both players the raise ladder (a hand where neither has 11); needs ``eleven=-1``.
+    blind : bool
+        Play every card uniformly at random from the player's remaining cards (the 11-11 option);
+        needs ``eleven=-1`` and no raises.
 
     Returns
     -------
@@ -306,12 +609,17 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
     Raises
     ------
     ValueError
-        On a bad ``eleven``/``three_ties`` or inconsistent shapes.
+        On a bad ``eleven``/``three_ties``, an impossible combination of options, inconsistent
+        shapes, or a deal whose tree outgrows the per-deal bound.
     """
     if eleven not in (-1, 0, 1):
         raise ValueError(f"bad eleven {eleven!r}: allowed -1 (none), 0 (mano), 1 (pé)")
     if three_ties not in ("nobody", "mano"):
         raise ValueError(f"bad three_ties {three_ties!r}: allowed 'nobody' or 'mano'")
+    if (raises or blind) and eleven != -1:
+        raise ValueError(f"eleven={eleven} allows neither raises nor blind play (a hand of eleven)")
+    if raises and blind:
+        raise ValueError("raises=True and blind=True: blind play is the 11-11 hand, which has no raises")
     strengths = np.ascontiguousarray(strengths, np.int64)
     hands = np.ascontiguousarray(hands, np.int64)
     pairs = np.ascontiguousarray(pairs, np.int64)
@@ -320,8 +628,11 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
             or len(weights) != len(pairs) or np.any(weights <= 0):
         raise ValueError("hands must be (H, 3), pairs (P, 2), weights (P,) positive")
     probs = weights / weights.sum()
-    (node_type, node_player, node_key, node_depth, outcome, first_child, n_child,
-     prob_in) = _build(strengths, hands, pairs, probs, eleven, three_ties == "mano")
+    if raises:
+        built = _build_raises(strengths, hands, pairs, probs, three_ties == "mano")
+    else:
+        built = _build(strengths, hands, pairs, probs, eleven, three_ties == "mano", blind)
+    node_type, node_player, node_key, node_depth, outcome, first_child, n_child, prob_in = built
     # information sets numbered in key order
     dec = np.flatnonzero(node_key >= 0)
     iset_key, first, inverse = np.unique(node_key[dec], return_index=True, return_inverse=True)
@@ -341,4 +652,4 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
                        child_prob=child_prob, utility=np.zeros(len(node_type)),
                        infoset_ptr=infoset_ptr, node_depth=node_depth.copy())
     return HandTree(game=game, outcome=outcome.copy(), infoset_key=iset_key.copy(), hands=hands,
-                    n_types=len(strengths), eleven=eleven)
+                    n_types=len(strengths), eleven=eleven, raises=bool(raises), blind=bool(blind))

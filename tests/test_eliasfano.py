@@ -68,6 +68,8 @@ def check_all(seq, values, universe, rng):
     assert np.array_equal(val, np.where(rank < n, values[np.minimum(rank, max(n - 1, 0))] if n
                                         else 0, 0).astype(np.uint64))
     assert np.array_equal(seq.index_of_batch(xs), np.where(member, rank, -1))
+    order = np.argsort(xs, kind="stable")  # the same queries in increasing order (with repeats)
+    assert np.array_equal(seq.index_of_increasing(xs[order]), np.where(member, rank, -1)[order])
     assert np.array_equal(seq.contains_batch(xs), member)
     for x, r, m in list(zip(xs, rank, member))[:60]:
         x, r = int(x), int(r)
@@ -318,3 +320,9 @@ def test_bench_runs_on_a_small_board(capsys):
             assert o["universe"] == str(U)
             assert o["size_in_bits"] == ef_layout(layer["n"], U).size_in_bits
             assert o["bound_bits_per_id"] == bits_bound(layer["n"], U)
+
+
+def test_index_of_increasing_rejects_decreasing_queries():
+    seq = build(np.array([1, 5, 9], np.uint64), 10, 512)
+    with pytest.raises(ValueError, match="non-decreasing"):
+        seq.index_of_increasing(np.array([5, 1], np.uint64))

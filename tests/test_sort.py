@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from strongsolve.kernels.sort import RADIX_MIN, sort_unique
+from strongsolve.kernels.sort import RADIX_MIN, radix_argsort, sort_unique
 
 
 @pytest.mark.parametrize("n", [0, 1, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 70_000])
@@ -28,3 +28,9 @@ def test_sort_unique_random_bit_patterns(values, shift):
 def test_sort_unique_rejects_other_dtypes():
     with pytest.raises(TypeError, match="uint64"):
         sort_unique(np.arange(5, dtype=np.int64))
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 3000])
+def test_radix_argsort_is_numpys_stable_argsort(n):
+    keys = np.random.default_rng(n).integers(0, 50, n).astype(np.uint64) << np.uint64(20)
+    np.testing.assert_array_equal(radix_argsort(keys), np.argsort(keys, kind="stable"))

@@ -323,7 +323,13 @@ def _lower_bound(ef, x):
     start = 0 if bucket == 0 else _select0(ef, bucket - 1) + 1
     first = start - bucket
     last = first + (_scan0(ef.high, start, 0) - start)
-    low_x = x & ((_U1 << lb) - _U1)
+    return _search_bucket(ef, first, last, x & ((_U1 << lb) - _U1))
+
+
+@njit
+def _search_bucket(ef, first, last, low_x):
+    """``(rank, found)`` of the low part ``low_x`` among the values ``first .. last - 1`` (one
+    bucket: equal high parts, increasing low parts)."""
     lo = first
     hi = last
     while lo < hi:
@@ -349,6 +355,43 @@ def ef_index_of(ef, x):
     """
     i, found = _lower_bound(ef, x)
     return i if found else -1
+
+
+@njit
+def ef_index_of_increasing(ef, xs, out):
+    """``out[t]`` = index of ``xs[t]`` in the sequence ``ef`` or -1, for non-decreasing ``xs``
+    (uint64[k]) into ``out`` (int64[k]).
+
+    A cursor walks the high bits forward: the start of the next query's bucket is found by scanning
+    from the last one when it is fewer than ``2 * sample_rate`` buckets ahead, else by the sampled
+    select. Sorted batches of look-ups (the backward pass, issue 8) thus read the code once, in
+    order, instead of paying a sampled select per query.
+    """
+    n = ef.n
+    lb = np.uint64(ef.low_bits)
+    low_mask = (_U1 << lb) - _U1
+    bucket = np.int64(-1)
+    start = np.int64(0)
+    first = np.int64(0)
+    last = np.int64(0)
+    for t in range(xs.shape[0]):
+        x = xs[t]
+        h = x >> lb
+        if n == 0 or h >= np.uint64(ef.num_buckets):
+            out[t] = -1
+            continue
+        b = np.int64(h)
+        if b != bucket:
+            if bucket >= 0 and b - bucket <= 2 * ef.sample_rate:
+                # the zero closing bucket b - 1 is the (b - 1 - bucket)-th zero from `start`
+                start = _scan0(ef.high, start, b - 1 - bucket) + 1
+            else:
+                start = 0 if b == 0 else _select0(ef, b - 1) + 1
+            bucket = b
+            first = start - b
+            last = first + (_scan0(ef.high, start, 0) - start)
+        i, found = _search_bucket(ef, first, last, x & low_mask)
+        out[t] = i if found else -1
 
 
 @njit
@@ -707,6 +750,16 @@ class EliasFano:
     def index_of_batch(self, xs):
         """Index of each ``x`` of ``xs`` (uint64[k]) in the sequence, -1 when absent: int64[k]."""
         return _index_of_batch(self.arrays, _as_uint64_array(xs, "xs"))
+
+    def index_of_increasing(self, xs):
+        """Like :meth:`index_of_batch` for non-decreasing ``xs``, by one forward pass
+        (:func:`ef_index_of_increasing`). Raises ValueError if ``xs`` decreases somewhere."""
+        xs = _as_uint64_array(xs, "xs")
+        if xs.size > 1 and (xs[1:] < xs[:-1]).any():
+            raise ValueError("xs must be non-decreasing for index_of_increasing")
+        out = np.empty(xs.shape[0], np.int64)
+        ef_index_of_increasing(self.arrays, xs, out)
+        return out
 
     def iter_chunks(self, chunk_size=1 << 20):
         """Yield the values in order as uint64 arrays of ``chunk_size`` (the last may be shorter)."""

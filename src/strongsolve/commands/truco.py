@@ -92,6 +92,10 @@ def policy(score, dealer, vira, hand, results="results"):
     c = ab.vira_class(vr)
     attrs, data = read_subgame(subgame_path(results, a, b, c))
     e = eleven_player(a, b)
+    if e < 0 and attrs.get("params", {}).get("eleven_eleven") == "blind":
+        raise ValueError("the 11-11 hand was solved with blind play (eleven_eleven: blind, cards in "
+                         f"random order): nobody decides anything; player 0 wins the match with "
+                         f"probability {attrs['value'] if mano == 0 else 1.0 - attrs['value']:.9f}")
     role = e if e >= 0 else R.MANO
     abstract = ab.abstract_hand(cards, vr)
     hands = [tuple(int(t) for t in h) for h in data["hands"]]

@@ -2,9 +2,11 @@
 
 The forward pass produces a layer's IDs chunk by chunk. :class:`SortedRuns` keeps each chunk's
 sorted unique run in memory until they hold an eighth of ``memory_limit``, then merges them into one
-run and spills it to disk (a ``.npy`` file). :meth:`SortedRuns.merged` streams the sorted unique union as
-blocks by a k-way merge over memory-mapped runs: each block takes, from every run, the values up to a
-bound chosen so that no run contributes more than its share, so a block never exceeds the block size.
+run and spills it to disk (raw little-endian uint64). :meth:`SortedRuns.merged` streams the sorted
+unique union as blocks by a k-way merge over the runs, read window by window: each block takes, from
+every run, the values up to a bound chosen so that no run contributes more than its share, so a block
+never exceeds the block size. The runs are read with plain file reads, not memory-mapped, since the
+pages of a mapping count in the process's resident memory until it is closed.
 The result is the same set in the same order whatever the chunking or the limit (determinism).
 
 Memory (issue 4: the process, not only the runs, stays within ``memory_limit`` on top of the layer
@@ -58,9 +60,9 @@ class SortedRuns:
             raise ValueError("memory_limit is set but no spill directory was given")
         run = sort_unique(np.concatenate(self._mem)) if len(self._mem) > 1 else self._mem[0]
         self._dir.mkdir(parents=True, exist_ok=True)
-        path = self._dir / f"run_{len(self._files):05d}.npy"
-        np.save(path, run)
-        self._files.append(path)
+        path = self._dir / f"run_{len(self._files):05d}.bin"
+        run.astype("<u8", copy=False).tofile(path)
+        self._files.append((path, run.shape[0]))
         self.spilled_runs += 1
         self._mem, self._mem_bytes = [], 0
 
@@ -79,22 +81,24 @@ class SortedRuns:
             return
         if self._mem:
             self._spill()
-        runs = [np.load(f, mmap_mode="r") for f in self._files]
         block = max(1, (block_bytes or max(8192, self.memory_limit // 16)) // 8)
-        pos = [0] * len(runs)
+        pos = [0] * len(self._files)
         while True:
-            active = [k for k, r in enumerate(runs) if pos[k] < r.shape[0]]
+            active = [k for k, (_, length) in enumerate(self._files) if pos[k] < length]
             if not active:
                 return
             step = max(1, block // len(active))
-            # inclusive bound: the smallest of the runs' window ends, so no run gives more than `step`
-            hi = min(runs[k][min(pos[k] + step, runs[k].shape[0]) - 1] for k in active)
+            windows = {k: np.fromfile(self._files[k][0], dtype="<u8", offset=8 * pos[k],
+                                      count=min(step, self._files[k][1] - pos[k])).astype(np.uint64, copy=False)
+                       for k in active}
+            # inclusive bound: the smallest of the windows' ends, so no run gives more than `step`
+            hi = min(w[-1] for w in windows.values())
             parts = []
-            for k in active:
-                window = runs[k][pos[k]:pos[k] + step]
-                end = pos[k] + int(np.searchsorted(window, hi, side="right"))
-                parts.append(np.asarray(runs[k][pos[k]:end]))
-                pos[k] = end
+            for k, window in windows.items():
+                end = int(np.searchsorted(window, hi, side="right"))
+                parts.append(window[:end])
+                pos[k] += end
+            del windows
             yield sort_unique(np.concatenate(parts))
 
     def union(self):

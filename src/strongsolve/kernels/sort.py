@@ -17,22 +17,26 @@ RADIX_MIN = 512  # below this many IDs numpy.sort is faster than the histogram s
 
 
 @njit
-def _radix_sort(a):
-    """Sorted copy of ``a`` (uint64[N]) by LSD radix sort, 8-bit digits, constant digits skipped."""
-    n = a.shape[0]
+def _radix(keys, positions):
+    """LSD radix sort of ``keys`` (uint64[N], 8-bit digits, constant digits skipped), carrying
+    ``positions`` (int64[N]) along when it is not empty. Returns the sorted copies of both."""
+    n = keys.shape[0]
+    carry = positions.shape[0] > 0
     mask = np.uint64(255)
     all_or = np.uint64(0)
     all_and = ~np.uint64(0)
     counts = np.zeros((8, 256), np.int64)
     for i in range(n):
-        x = a[i]
+        x = keys[i]
         all_or |= x
         all_and &= x
         for p in range(8):
             counts[p, (x >> np.uint64(8 * p)) & mask] += 1
     varying = all_or ^ all_and
-    src = a.copy()
-    dst = np.empty_like(a)
+    src_key = keys.copy()
+    dst_key = np.empty_like(src_key)
+    src_pos = positions.copy()
+    dst_pos = np.empty_like(src_pos)
     pos = np.empty(256, np.int64)
     for p in range(8):
         shift = np.uint64(8 * p)
@@ -43,12 +47,25 @@ def _radix_sort(a):
             pos[b] = s
             s += counts[p, b]
         for i in range(n):
-            x = src[i]
+            x = src_key[i]
             b = (x >> shift) & mask
-            dst[pos[b]] = x
+            dst_key[pos[b]] = x
+            if carry:
+                dst_pos[pos[b]] = src_pos[i]
             pos[b] += 1
-        src, dst = dst, src
-    return src
+        src_key, dst_key = dst_key, src_key
+        src_pos, dst_pos = dst_pos, src_pos
+    return src_key, src_pos
+
+
+@njit
+def radix_argsort(keys):
+    """Stable sorting permutation (int64[N]) of ``keys`` (uint64[N]): ``keys[perm]`` is sorted.
+
+    The radix sort of :func:`sort_unique`, carrying the positions. Callable from other kernels (the
+    backward pass sorts its successor look-ups with it, issue 8).
+    """
+    return _radix(keys, np.arange(keys.shape[0]))[1]
 
 
 @njit
@@ -86,5 +103,6 @@ def sort_unique(ids):
     """
     if ids.dtype != np.uint64:
         raise TypeError(f"sort_unique needs uint64 IDs, got {ids.dtype}")
-    a = _radix_sort(np.ascontiguousarray(ids)) if ids.shape[0] >= RADIX_MIN else np.sort(ids)
+    a = (_radix(np.ascontiguousarray(ids), np.empty(0, np.int64))[0] if ids.shape[0] >= RADIX_MIN
+         else np.sort(ids))
     return a[:_drop_repeats(a)].copy()

@@ -15,8 +15,9 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ...codecs.eliasfano import ef_index_of
+from ...codecs.eliasfano import ef_index_of_increasing
 from ...kernels.options import njit
+from ...kernels.sort import radix_argsort
 from .board import canonical_id, count_empty, moves
 
 _U15 = np.uint64(15)
@@ -109,19 +110,35 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
     return out[:m], terminal, error
 
 
-def layer_index_of(layer, x):
-    """Index of ID ``x`` in an afterstate layer, or -1. ``layer`` is either a sorted uint64 array or
-    the Elias-Fano coded layer (:class:`strongsolve.codecs.eliasfano.EFArrays`) that the backward
-    pass holds for its window; numba compiles the look-up that fits the type."""
-    if isinstance(layer, np.ndarray):
-        i = int(np.searchsorted(layer, x))
-        return i if i < layer.shape[0] and layer[i] == x else -1
-    return int(ef_index_of(layer, np.uint64(x)))
-
-
 def layer_size(layer):
     """Number of IDs in an afterstate layer (sorted array or Elias-Fano coded)."""
     return layer.shape[0] if isinstance(layer, np.ndarray) else layer.n
+
+
+def layer_index_of_increasing(layer, xs, out):
+    """``out[t]`` = index of ``xs[t]`` in ``layer`` or -1, for non-decreasing ``xs`` (one forward
+    pass: a merge walk on a sorted array, a cursor on an Elias-Fano code)."""
+    if isinstance(layer, np.ndarray):
+        i = np.searchsorted(layer, xs)
+        hit = (i < layer.shape[0]) & (layer[np.minimum(i, layer.shape[0] - 1)] == xs)
+        out[:] = np.where(hit, i, -1)
+    else:
+        ef_index_of_increasing(layer, xs, out)
+
+
+@overload(layer_index_of_increasing, jit_options=dict(cache=True))
+def _layer_index_of_increasing(layer, xs, out):
+    if isinstance(layer, types.Array):
+        def sorted_array(layer, xs, out):
+            i = 0
+            n = layer.shape[0]
+            for t in range(xs.shape[0]):
+                x = xs[t]
+                while i < n and layer[i] < x:
+                    i += 1
+                out[t] = i if i < n and layer[i] == x else -1
+        return sorted_array
+    return lambda layer, xs, out: ef_index_of_increasing(layer, xs, out)
 
 
 @overload(layer_size, jit_options=dict(cache=True))
@@ -131,23 +148,16 @@ def _layer_size(layer):
     return lambda layer: layer.n
 
 
-@overload(layer_index_of, jit_options=dict(cache=True))
-def _layer_index_of(layer, x):
-    if isinstance(layer, types.Array):
-        def sorted_array(layer, x):
-            i = np.searchsorted(layer, x)
-            if i < layer.shape[0] and layer[i] == x:
-                return i
-            return -1
-        return sorted_array
-    return lambda layer, x: ef_index_of(layer, x)
+# Key of a move that reaches the target tile (reach objective only, so never confused with a board:
+# the one board with this ID, sixteen 32768 tiles, holds the target already).
+_REACHED = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
 @njit
-def _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp, layer, offset, zero_index,
-                 after, rewards, nexts):
-    """Legal moves of state ``s``: fills ``rewards``/``nexts`` (length 4) and returns the count,
-    or -1 (overflow) or -2 (a successor missing from ``layer``). ``after`` is scratch (uint64[4])."""
+def _state_keys(s, rows, cols, line_result, line_reward, sym, target_exp, after, rewards, keys):
+    """Legal moves of state ``s``, in direction order: fills ``rewards`` and ``keys`` (length 4;
+    the canonical afterstate, or :data:`_REACHED` for a move that reaches the target tile) and
+    returns their count, or -1 (a merge above 2^15). ``after`` is scratch (uint64[4])."""
     moves(s, rows, cols, line_result, line_reward, sym, after, rewards)
     m = 0
     for d in range(4):
@@ -160,17 +170,46 @@ def _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp, layer
         if target_exp > 0:
             if has_tile(t, rows * cols, target_exp):
                 rewards[m] = 1
-                nexts[m] = zero_index
+                keys[m] = _REACHED
                 m += 1
                 continue
             r = 0
-        j = layer_index_of(layer, canonical_id(t, rows, cols, sym))
-        if j < 0:
-            return -2
         rewards[m] = r
-        nexts[m] = offset + j
+        keys[m] = canonical_id(t, rows, cols, sym)
         m += 1
     return m
+
+
+
+@njit
+def _resolve(layer, keys, which, tag, offset, reach, zero_index, out):
+    """``out[i] = offset + index of keys[i] in layer`` for every ``i`` with ``which[i] == tag``
+    (``zero_index`` for :data:`_REACHED` when ``reach``, -1 when absent).
+
+    The keys are sorted (radix) and their distinct values looked up in one forward pass over the
+    layer (issue 8: sort-then-merge look-ups instead of a random search each; a chunk of 4x3
+    afterstates holds about six times as many candidates as distinct successors)."""
+    sel = np.flatnonzero(which == tag)
+    sub = keys[sel]
+    order = radix_argsort(sub)
+    distinct = np.empty(order.shape[0], np.uint64)
+    group = np.empty(order.shape[0], np.int64)
+    u = 0
+    for j in range(order.shape[0]):
+        k = sub[order[j]]
+        if u == 0 or k != distinct[u - 1]:
+            distinct[u] = k
+            u += 1
+        group[j] = u - 1
+    found = np.empty(u, np.int64)
+    layer_index_of_increasing(layer, distinct[:u], found)
+    for g in range(u):
+        if reach and distinct[g] == _REACHED:
+            found[g] = zero_index
+        elif found[g] >= 0:
+            found[g] += offset
+    for j in range(order.shape[0]):
+        out[sel[order[j]]] = found[group[j]]
 
 
 @njit
@@ -181,8 +220,9 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
     probability ``p2 / empty`` then a 4 with ``(1 - p2) / empty``); an outcome's candidates are the
     legal moves of the spawned state, each with its reward (points) and the index of its canonical
-    afterstate (looked up in ``layer2``/``layer4``: sorted uint64 arrays or Elias-Fano coded layers) in ``concatenate([layer2, layer4, [0.0]])`` (the sorted afterstate layers of age + 2
-    and + 4, then a zero slot for the moves that reach the target tile).
+    afterstate (looked up in ``layer2``/``layer4``: sorted uint64 arrays or Elias-Fano coded layers,
+    in sorted batches by :func:`_resolve`) in ``concatenate([layer2, layer4, [0.0]])`` (the sorted
+    afterstate layers of age + 2 and + 4, then a zero slot for the moves that reach the target tile).
 
     Returns
     -------
@@ -198,15 +238,16 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
         node_ptr[k + 1] = node_ptr[k] + 2 * count_empty(afterstates[k], cells)
     n_out = node_ptr[n]
     out_prob = np.empty(n_out, np.float64)
-    counts = np.empty(n_out, np.int64)
-    slot_reward = np.empty((n_out, 4), np.float64)
-    slot_next = np.empty((n_out, 4), np.int64)
-    errors = np.zeros(n, np.int64)
+    out_ptr = np.empty(n_out + 1, np.int64)
+    out_ptr[0] = 0
+    cand_reward = np.empty(4 * n_out, np.float64)
+    cand_key = np.empty(4 * n_out, np.uint64)
+    cand_layer = np.empty(4 * n_out, np.int8)  # 2 or 4: the spawn, hence the layer looked up
+    error = OK
     after = np.empty(4, np.uint64)
     rewards = np.empty(4, np.int64)
-    nexts = np.empty(4, np.int64)
-    offset4 = layer_size(layer2)
-    zero_index = layer_size(layer2) + layer_size(layer4)
+    keys = np.empty(4, np.uint64)
+    c = 0
     for k in range(n):
         a = afterstates[k]
         o = node_ptr[k]
@@ -216,36 +257,29 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
             if ((a >> sh) & _U15) != 0:
                 continue
             for e in range(1, 3):
-                s = a | (np.uint64(e) << sh)
-                if e == 1:
-                    out_prob[o] = p2 / empty
-                    m = _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp,
-                                     layer2, 0, zero_index, after, rewards, nexts)
-                else:
-                    out_prob[o] = (1.0 - p2) / empty
-                    m = _state_moves(s, rows, cols, line_result, line_reward, sym, target_exp,
-                                     layer4, offset4, zero_index, after, rewards, nexts)
+                out_prob[o] = (p2 if e == 1 else 1.0 - p2) / empty
+                m = _state_keys(a | (np.uint64(e) << sh), rows, cols, line_result, line_reward, sym,
+                                target_exp, after, rewards, keys)
                 if m < 0:
-                    errors[k] = OVERFLOW if m == -1 else MISSING_SUCCESSOR
+                    error = OVERFLOW
                     m = 0
-                counts[o] = m
                 for j in range(m):
-                    slot_reward[o, j] = rewards[j]
-                    slot_next[o, j] = nexts[j]
+                    cand_reward[c] = rewards[j]
+                    cand_key[c] = keys[j]
+                    cand_layer[c] = 2 * e
+                    c += 1
                 o += 1
-    out_ptr = np.empty(n_out + 1, np.int64)
-    out_ptr[0] = 0
-    for o in range(n_out):
-        out_ptr[o + 1] = out_ptr[o] + counts[o]
-    n_cand = out_ptr[n_out]
-    cand_reward = np.empty(n_cand, np.float64)
-    cand_next = np.empty(n_cand, np.int64)
-    cand_sign = np.ones(n_cand, np.float64)
-    for o in range(n_out):
-        for j in range(counts[o]):
-            cand_reward[out_ptr[o] + j] = slot_reward[o, j]
-            cand_next[out_ptr[o] + j] = slot_next[o, j]
-    return node_ptr, out_prob, out_ptr, cand_reward, cand_next, cand_sign, errors.max()
+                out_ptr[o] = c
+    cand_next = np.empty(c, np.int64)
+    zero_index = layer_size(layer2) + layer_size(layer4)
+    _resolve(layer2, cand_key[:c], cand_layer[:c], 2, 0, target_exp > 0, zero_index, cand_next)
+    _resolve(layer4, cand_key[:c], cand_layer[:c], 4, layer_size(layer2), target_exp > 0, zero_index,
+             cand_next)
+    if error == OK and c > 0 and cand_next.min() < 0:
+        error = MISSING_SUCCESSOR
+    return (node_ptr, out_prob, out_ptr, cand_reward[:c].copy(), cand_next, np.ones(c, np.float64),
+            error)
+
 
 
 @njit
@@ -261,21 +295,26 @@ def expand_states(states, rows, cols, line_result, line_reward, sym, target_exp,
     out_prob = np.ones(n, np.float64)
     out_ptr = np.zeros(n + 1, np.int64)
     cand_reward = np.empty(4 * n, np.float64)
-    cand_next = np.empty(4 * n, np.int64)
+    cand_key = np.empty(4 * n, np.uint64)
     after = np.empty(4, np.uint64)
     rewards = np.empty(4, np.int64)
-    nexts = np.empty(4, np.int64)
+    keys = np.empty(4, np.uint64)
     error = OK
     for k in range(n):
-        m = _state_moves(states[k], rows, cols, line_result, line_reward, sym, target_exp, layer, 0,
-                         layer_size(layer), after, rewards, nexts)
+        m = _state_keys(states[k], rows, cols, line_result, line_reward, sym, target_exp, after,
+                        rewards, keys)
         if m < 0:
-            error = OVERFLOW if m == -1 else MISSING_SUCCESSOR
+            error = OVERFLOW
             m = 0
         for j in range(m):
             cand_reward[out_ptr[k] + j] = rewards[j]
-            cand_next[out_ptr[k] + j] = nexts[j]
+            cand_key[out_ptr[k] + j] = keys[j]
         out_ptr[k + 1] = out_ptr[k] + m
     c = out_ptr[n]
-    return (node_ptr, out_prob, out_ptr, cand_reward[:c].copy(), cand_next[:c].copy(),
-            np.ones(c, np.float64), error)
+    cand_next = np.empty(c, np.int64)
+    _resolve(layer, cand_key[:c], np.zeros(c, np.int8), 0, 0, target_exp > 0, layer_size(layer),
+             cand_next)
+    if error == OK and c > 0 and cand_next.min() < 0:
+        error = MISSING_SUCCESSOR
+    return (node_ptr, out_prob, out_ptr, cand_reward[:c].copy(), cand_next, np.ones(c, np.float64),
+            error)

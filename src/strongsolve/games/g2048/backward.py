@@ -19,6 +19,7 @@ import numpy as np
 from ...kernels.bellman import backup
 from ...parallel import chunk_bounds, default_workers, map_chunks
 from ...store.atomic import write_json_atomic
+from ...store.background import Background
 from ...store.layers import checksum, remove_stale_temporaries, write_layer
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
@@ -153,31 +154,36 @@ def run_backward(run, ages, log=sys.stderr, **options):
         return index_window[n], value_window[n]
 
     done = []
-    for n in sorted(ages, reverse=True):
-        path = run.values_path(n)
-        remove_stale_temporaries(path)
-        seq = run.load_index(n)[0]
-        ids = decode_all(seq)
-        if path.exists():
-            values = run.load_values(n, ids)
-            status = "verified (kept)"
-        else:
-            t = time.perf_counter()
-            next2, values2 = window(n + 2)
-            next4, values4 = window(n + 4)
-            values = afterstate_values(ids, run.tables, run.p2, run.target_exp, next2, values2,
-                                       next4, values4, **options)
-            write_layer(path, {"values": values},
-                        dict(run.params(), age=n, num_afterstates=int(ids.size),
-                             afterstates_checksum=checksum(ids)))
-            status = f"computed in {time.perf_counter() - t:.2f} s"
-        index_window[n], value_window[n] = seq.arrays, values
-        for old in [a for a in value_window if a > n + 4]:
-            del index_window[old], value_window[old]
-        mean = float(values.mean()) if values.size else None
-        done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
-        print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",
-              file=log, flush=True)
+    order = sorted(ages, reverse=True)
+    with Background() as io:  # the next age's index is read, and values written, meanwhile
+        index_next = io.submit(run.load_index, order[0])
+        for i, n in enumerate(order):
+            seq = index_next.result()[0]
+            if i + 1 < len(order):
+                index_next = io.submit(run.load_index, order[i + 1])
+            path = run.values_path(n)
+            remove_stale_temporaries(path)
+            ids = decode_all(seq)
+            if path.exists():
+                values = run.load_values(n, ids)
+                status = "verified (kept)"
+            else:
+                t = time.perf_counter()
+                next2, values2 = window(n + 2)
+                next4, values4 = window(n + 4)
+                values = afterstate_values(ids, run.tables, run.p2, run.target_exp, next2, values2,
+                                           next4, values4, **options)
+                io.submit(write_layer, path, {"values": values},
+                          dict(run.params(), age=n, num_afterstates=int(ids.size),
+                               afterstates_checksum=checksum(ids)))
+                status = f"computed in {time.perf_counter() - t:.2f} s"
+            index_window[n], value_window[n] = seq.arrays, values
+            for old in [a for a in value_window if a > n + 4]:
+                del index_window[old], value_window[old]
+            mean = float(values.mean()) if values.size else None
+            done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
+            print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",
+                  file=log, flush=True)
     write_json_atomic(run.manifest_path("values", min(ages), max(ages)),
                       {"stage": "backward", **run.params(), "ages": done,
                        "seconds": round(time.perf_counter() - t0, 3)})

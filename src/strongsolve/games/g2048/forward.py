@@ -17,6 +17,7 @@ from ...kernels.external import SortedRuns
 from ...kernels.sort import sort_unique
 from ...parallel import chunk_bounds, imap_chunks
 from ...store.atomic import write_json_atomic
+from ...store.background import Background
 from ...store.layers import remove_stale_temporaries, write_layer
 from .board import TileOverflowError, age, start_states
 from .expand import OVERFLOW, move_successors, spawn_states
@@ -176,32 +177,34 @@ def run_forward(run, ages, log=sys.stderr, **options):
         return window[n]
 
     rows_out = []
-    for n in ages:
-        path = run.afterstate_path(n)
-        remove_stale_temporaries(path)
-        if path.exists():
-            ids, attrs = run.load_afterstates(n)  # verify, then keep as input of the next ages
-            window[n] = ids
-            status = "verified (kept)"
-        else:
-            t = time.perf_counter()
-            spill_dir = run.directory / ".spill" / f"age_{n:06d}"
-            shutil.rmtree(spill_dir, ignore_errors=True)  # runs a killed job left for this age
-            layer = expand_layer(n, run.tables, run.p2, run.target_exp, layer_ids(n - 2),
-                                 layer_ids(n - 4), spill_dir=spill_dir, **options)
-            shutil.rmtree(spill_dir, ignore_errors=True)
-            _, arrays, code_attrs = encode_afterstates(layer.afterstates)
-            attrs = dict(run.params(), age=n, num_states=layer.num_states,
-                         num_terminal=layer.num_terminal, num_afterstates=int(layer.afterstates.size),
-                         **code_attrs)
-            write_layer(path, arrays, attrs)
-            window[n] = layer.afterstates
-            status = f"computed in {time.perf_counter() - t:.2f} s"
-        for old in [a for a in window if a < n - 4]:
-            del window[old]
-        rows_out.append({k: attrs[k] for k in ("age", "num_states", "num_terminal", "num_afterstates")})
-        print(f"forward age {n}: {attrs['num_states']} states, {attrs['num_terminal']} terminal, "
-              f"{attrs['num_afterstates']} afterstates, {status}", file=log, flush=True)
+    with Background() as io:  # layer writes overlap the next ages' computation
+        for n in ages:
+            path = run.afterstate_path(n)
+            remove_stale_temporaries(path)
+            if path.exists():
+                ids, attrs = run.load_afterstates(n)  # verify, then keep as input of the next ages
+                window[n] = ids
+                status = "verified (kept)"
+            else:
+                t = time.perf_counter()
+                spill_dir = run.directory / ".spill" / f"age_{n:06d}"
+                shutil.rmtree(spill_dir, ignore_errors=True)  # runs a killed job left for this age
+                layer = expand_layer(n, run.tables, run.p2, run.target_exp, layer_ids(n - 2),
+                                     layer_ids(n - 4), spill_dir=spill_dir, **options)
+                shutil.rmtree(spill_dir, ignore_errors=True)
+                _, arrays, code_attrs = encode_afterstates(layer.afterstates)
+                attrs = dict(run.params(), age=n, num_states=layer.num_states,
+                             num_terminal=layer.num_terminal,
+                             num_afterstates=int(layer.afterstates.size), **code_attrs)
+                io.submit(write_layer, path, arrays, attrs)
+                window[n] = layer.afterstates
+                status = f"computed in {time.perf_counter() - t:.2f} s"
+            for old in [a for a in window if a < n - 4]:
+                del window[old]
+            rows_out.append({k: attrs[k] for k in ("age", "num_states", "num_terminal",
+                                                   "num_afterstates")})
+            print(f"forward age {n}: {attrs['num_states']} states, {attrs['num_terminal']} terminal, "
+                  f"{attrs['num_afterstates']} afterstates, {status}", file=log, flush=True)
     write_json_atomic(run.manifest_path("afterstates", ages[0], ages[-1]),
                       {"stage": "forward", **run.params(), "ages": rows_out,
                        "seconds": round(time.perf_counter() - t0, 3)})

@@ -329,7 +329,7 @@ def rates(doc):
     """Add throughput: count per CPU second (per core) and per wall second."""
     doc["per_cpu_s"] = doc["count"] / doc["cpu_s"] if doc["cpu_s"] > 0 else None
     doc["per_wall_s"] = doc["count"] / doc["wall_s"] if doc["wall_s"] > 0 else None
-    if doc.get("window_bytes"):
+    if doc.get("window_bytes") and "base_rss_bytes" in doc:
         # the budget of issue 8: the three-layer window plus memory_limit (none: the window alone),
         # against the peak above what the process held after its imports and JIT warm-up
         doc["budget_bytes"] = doc["window_bytes"] + (doc.get("memory_limit") or 0)
@@ -603,9 +603,8 @@ def text_report(doc):
         if r.get("ids_bytes_per_afterstate"):
             lines.append(f"{r['stage']} {r['board']}: layers on disk {r['ids_bytes_per_afterstate']:.2f} B/afterstate "
                          f"(IDs) + {r['values_bytes_per_afterstate'] or 0:.2f} B (values)")
-        if r.get("window_bytes"):
-            base = (f" (after imports and warm-up {r['base_rss_bytes'] / 2**20:.0f} MiB)"
-                    if "base_rss_bytes" in r else "")
+        if r.get("window_bytes") and "base_rss_bytes" in r:
+            base = f" (after imports and warm-up {r['base_rss_bytes'] / 2**20:.0f} MiB)"
             limit = r.get("memory_limit")
             lines.append(f"{r['stage']} {r['board']}: peak RSS {r['peak_rss_bytes'] / 2**20:.0f} MiB{base}; "
                          f"largest three-layer window {r['window_bytes'] / 2**20:.1f} MiB + memory_limit "

@@ -332,7 +332,7 @@ def test_stage_commands_refuse_flipped_bytes(reference, tmp_path):
                               capture_output=True, text=True, timeout=TIMEOUT)
 
     chunk_layer = run_dir / "afterstates" / "age_000150.zarr"
-    chunk = chunk_layer / "low" / "c" / "0"  # Elias-Fano low bits of the IDs
+    chunk = chunk_layer / "words" / "c" / "0"  # the Elias-Fano code of the IDs
     flip_byte(chunk, rng.randrange(chunk.stat().st_size))
     attrs_layer = run_dir / "afterstates" / "age_000060.zarr"
     meta = attrs_layer / "zarr.json"
@@ -343,7 +343,7 @@ def test_stage_commands_refuse_flipped_bytes(reference, tmp_path):
 
     proc = stage("backward", "--ages", "100-194")  # reads the afterstates of ages 100..198
     assert proc.returncode != 0
-    assert f"layer {chunk_layer}: array 'low' cannot be read" in proc.stderr
+    assert f"layer {chunk_layer}: array 'words' cannot be read" in proc.stderr
     assert f"delete {chunk_layer} and {run_dir / 'afterstates' / 'block_000100-000194.json'}, then run" in proc.stderr
     proc = stage("report")  # reads the attributes of every forward layer
     assert proc.returncode != 0

@@ -326,3 +326,14 @@ def test_index_of_increasing_rejects_decreasing_queries():
     seq = build(np.array([1, 5, 9], np.uint64), 10, 512)
     with pytest.raises(ValueError, match="non-decreasing"):
         seq.index_of_increasing(np.array([5, 1], np.uint64))
+
+
+def test_words_round_trip_and_wrong_length():
+    values = np.array([3, 9, 10, 200, 4000], np.uint64)
+    seq = build(values, 5000, 2)
+    words, attrs = seq.to_words()
+    assert words.dtype == np.uint64 and words.nbytes * 8 == seq.size_in_bits
+    back = EliasFano.from_words(words, attrs)
+    assert np.array_equal(back.access_batch(np.arange(5)), values)
+    with pytest.raises(ValueError, match="layout needs uint64"):
+        EliasFano.from_words(words[:-1], attrs)

@@ -173,9 +173,11 @@ def test_stale_temporaries_are_removed_and_never_look_complete(tmp_path, layer):
     (stale / "zarr.json").write_text("{}")
     with pytest.raises(CorruptLayerError, match="is missing"):
         read_layer(d / "age_000044.zarr")
-    remove_stale_temporaries(d / "age_000044.zarr")
+    other = d / ".age_000046.zarr.tmp-0badf00d"  # another layer's, being written by another job
+    other.mkdir()
+    remove_stale_temporaries([d / "age_000044.zarr", d / "age_000048.zarr"])
     assert not stale.exists()
-    assert layer.is_dir()  # only that layer's temporaries go
+    assert layer.is_dir() and other.is_dir()  # only those layers' temporaries go
 
 
 def test_write_text_atomic_replaces_and_cleans_temporaries(tmp_path):

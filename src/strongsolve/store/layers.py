@@ -34,7 +34,7 @@ from zarr.api import asynchronous as zarr_async
 from zarr.codecs import BytesCodec, Crc32cCodec, ZstdCodec
 from zarr.core.sync import sync
 
-from .atomic import fsync_dir, stale_temporaries, temporary_name, write_failed
+from .atomic import fsync_dir, temporary_name, write_failed
 from .errors import CorruptLayerError
 
 FORMAT = "strongsolve-layer/1"
@@ -240,8 +240,20 @@ def layer_bytes(path):
     return sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
 
 
-def remove_stale_temporaries(path):
-    """Remove the temporary directories a killed run left for the layer ``path`` (only that layer's:
-    jobs running side by side write other layers in the same directory)."""
-    for p in stale_temporaries(path):
-        shutil.rmtree(p, ignore_errors=True)
+def remove_stale_temporaries(paths):
+    """Remove the temporary directories a killed run left for the layers ``paths`` (a list; only
+    theirs: jobs running side by side write other layers in the same directory). Each directory is
+    listed once, however many layers it holds."""
+    by_dir = {}
+    for p in map(Path, paths):
+        by_dir.setdefault(p.parent, set()).add(p.name)
+    for directory, names in by_dir.items():
+        if not directory.is_dir():
+            continue
+        for entry in os.scandir(directory):
+            name, dot, _ = entry.name[1:].partition(".tmp-")
+            if entry.name.startswith(".") and dot and name in names:
+                if entry.is_dir(follow_symlinks=False):
+                    shutil.rmtree(entry.path, ignore_errors=True)
+                else:
+                    os.unlink(entry.path)

@@ -155,6 +155,7 @@ def run_backward(run, ages, log=sys.stderr, **options):
 
     done = []
     order = sorted(ages, reverse=True)
+    remove_stale_temporaries([run.values_path(n) for n in order])
     with Background() as io:  # the next age's index is read, and values written, meanwhile
         index_next = io.submit(run.load_index, order[0])
         for i, n in enumerate(order):
@@ -162,7 +163,6 @@ def run_backward(run, ages, log=sys.stderr, **options):
             if i + 1 < len(order):
                 index_next = io.submit(run.load_index, order[i + 1])
             path = run.values_path(n)
-            remove_stale_temporaries(path)
             ids = decode_all(seq)
             if path.exists():
                 values = run.load_values(n, ids)

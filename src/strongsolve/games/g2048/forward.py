@@ -10,6 +10,7 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -49,8 +50,14 @@ class ForwardLayer:
 
 def starts_of_age(rows, cols, p2, n):
     """Canonical start states of age ``n`` that the random start can produce (uint64[...])."""
+    return _starts_by_age(rows, cols, p2).get(n, np.empty(0, np.uint64))
+
+
+@lru_cache(maxsize=8)
+def _starts_by_age(rows, cols, p2):
     ids, probs = start_states(rows, cols, p2)
-    return np.array([s for s, p in zip(ids, probs) if p > 0 and age(s) == n], np.uint64)
+    ages = np.array([age(s) for s in ids])
+    return {int(n): ids[(ages == n) & (probs > 0)] for n in np.unique(ages)}
 
 
 def _spawn_task(chunk, exponent, kernel_args):
@@ -177,10 +184,10 @@ def run_forward(run, ages, log=sys.stderr, **options):
         return window[n]
 
     rows_out = []
+    remove_stale_temporaries([run.afterstate_path(n) for n in ages])
     with Background() as io:  # layer writes overlap the next ages' computation
         for n in ages:
             path = run.afterstate_path(n)
-            remove_stale_temporaries(path)
             if path.exists():
                 ids, attrs = run.load_afterstates(n)  # verify, then keep as input of the next ages
                 window[n] = ids

@@ -39,15 +39,15 @@ def encode_afterstates(ids):
     -------
     seq : EliasFano
     arrays : dict of str -> uint64 array
-        The stored words (``low``, ``high``, ``select1``, ``select0``).
+        ``{"words": ...}``: the code's four arrays in one (:meth:`EliasFano.to_words`).
     attrs : dict
         ``eliasfano`` (the code's parameters) and ``bits_per_afterstate`` (serialized bits per ID).
     """
     builder = EliasFanoBuilder(ids.size, int(ids[-1]) + 1 if ids.size else 1)
     builder.extend(ids)
     seq = builder.build()
-    arrays, ef_attrs = seq.to_arrays()
-    return seq, arrays, {"eliasfano": ef_attrs,
+    words, ef_attrs = seq.to_words()
+    return seq, {"words": words}, {"eliasfano": ef_attrs,
                          "bits_per_afterstate": seq.size_in_bits / ids.size if ids.size else 0.0}
 
 
@@ -135,7 +135,7 @@ class Run:
         path = self.afterstate_path(age)
         arrays, attrs = read_layer(path, dict(self.params(), age=age))
         try:
-            return EliasFano.from_arrays(arrays, attrs["eliasfano"]), attrs
+            return EliasFano.from_words(arrays["words"], attrs["eliasfano"]), attrs
         except (KeyError, ValueError) as err:
             raise CorruptLayerError(f"layer {path} is not a valid Elias-Fano layer ({err}); delete it "
                                     "and its block manifest, then run `snakemake --cores all` again") from err

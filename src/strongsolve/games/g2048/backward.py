@@ -156,7 +156,7 @@ def run_backward(run, ages, log=sys.stderr, **options):
     done = []
     order = sorted(ages, reverse=True)
     remove_stale_temporaries([run.values_path(n) for n in order])
-    with Background() as io:  # the next age's index is read, and values written, meanwhile
+    with Background(depth=2) as io:  # the next age's index is read, and values written, meanwhile
         index_next = io.submit(run.load_index, order[0])
         for i, n in enumerate(order):
             seq = index_next.result()[0]

@@ -185,7 +185,7 @@ def run_forward(run, ages, log=sys.stderr, **options):
 
     rows_out = []
     remove_stale_temporaries([run.afterstate_path(n) for n in ages])
-    with Background() as io:  # layer writes overlap the next ages' computation
+    with Background(depth=1) as io:  # a layer write overlaps the next age (one coded layer held)
         for n in ages:
             path = run.afterstate_path(n)
             if path.exists():

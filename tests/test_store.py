@@ -232,3 +232,17 @@ def test_disk_full_while_writing_a_layer_leaves_nothing(tmp_path):
     # no layer, no temporary directory, and the old summary untouched
     assert sorted(os.listdir(tmp_path)) == ["summary.csv"]
     assert (tmp_path / "summary.csv").read_text() == "old\n"
+
+
+def test_a_write_already_under_way_names_the_file_in_the_way(tmp_path):
+    # the directory became a file while a layer's temporary directory was being filled (a write on
+    # the stage's I/O thread): the error names that file, not the temporary name below it
+    import errno
+
+    from strongsolve.store.atomic import write_failed
+    (tmp_path / "values").write_text("")
+    below = tmp_path / "values" / ".age_000042.zarr.tmp-0badc0de" / "zarr.json"
+    err = write_failed(tmp_path / "values" / "age_000042.zarr",
+                       NotADirectoryError(errno.ENOTDIR, "Not a directory", str(below)))
+    assert f"cannot write {tmp_path}/values/age_000042.zarr: not a directory ({tmp_path}/values); " in str(err)
+    assert err.errno == errno.ENOTDIR

@@ -18,9 +18,13 @@ def write_failed(path, err):
     reason = err.strerror or str(err)
     if err.filename and str(err.filename) != str(path):
         blocker = Path(err.filename)
-        # mkdir of a directory whose name is taken by a file says "File exists": say what is wrong
-        if blocker.exists() and not blocker.is_dir():
-            reason = "not a directory"
+        # name the file that stands where a directory is needed: the failing name itself (mkdir says
+        # "File exists") or, for a name below it (a write already under way), its nearest ancestor
+        probe = blocker
+        while not probe.exists() and probe.parent != probe:
+            probe = probe.parent
+        if probe.exists() and not probe.is_dir():
+            reason, blocker = "not a directory", probe
         reason += f" ({blocker})"
     out = StoreWriteError(f"cannot write {path}: {reason}; nothing was written "
                           "for it. Free disk space or make the directory writable, then run "

@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from strongsolve.store.atomic import StoreWriteError, write_json_atomic, write_text_atomic
+from strongsolve.store.atomic import StoreWriteError, write_failed, write_json_atomic, write_text_atomic
 from strongsolve.store.layers import (
     CorruptLayerError,
     block_manifest,
@@ -237,9 +237,6 @@ def test_disk_full_while_writing_a_layer_leaves_nothing(tmp_path):
 def test_a_write_already_under_way_names_the_file_in_the_way(tmp_path):
     # the directory became a file while a layer's temporary directory was being filled (a write on
     # the stage's I/O thread): the error names that file, not the temporary name below it
-    import errno
-
-    from strongsolve.store.atomic import write_failed
     (tmp_path / "values").write_text("")
     below = tmp_path / "values" / ".age_000042.zarr.tmp-0badc0de" / "zarr.json"
     err = write_failed(tmp_path / "values" / "age_000042.zarr",

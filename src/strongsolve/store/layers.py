@@ -29,7 +29,6 @@ import shutil
 from pathlib import Path
 
 import numpy as np
-import zarr
 from zarr.api import asynchronous as zarr_async
 from zarr.codecs import BytesCodec, Crc32cCodec, ZstdCodec
 from zarr.core.sync import sync
@@ -138,9 +137,11 @@ async def _write_group(path, arrays, attrs):
     await group.update_attributes(attrs)
 
 
-async def _read_group_arrays(path, meta):
-    """The arrays of a layer (name -> numpy array, or the exception met reading it)."""
+async def _read_group(path, with_arrays):
     group = await zarr_async.open_group(store=str(path), mode="r")
+    attrs = _verified_attrs(path, dict(group.attrs))
+    if not with_arrays:
+        return attrs, {}
 
     async def read_array(name, m):
         try:
@@ -151,8 +152,9 @@ async def _read_group_arrays(path, meta):
         except Exception as err:
             return err
 
+    meta = attrs["arrays"]
     names = list(meta)
-    return dict(zip(names, await asyncio.gather(*(read_array(n, meta[n]) for n in names))))
+    return attrs, dict(zip(names, await asyncio.gather(*(read_array(n, meta[n]) for n in names))))
 
 
 def _fsync_tree(root):
@@ -174,19 +176,7 @@ def read_attrs(path):
     CorruptLayerError
         If the layer is missing, was not completed, or its attributes do not match their checksum.
     """
-    path = Path(path)
-    if not path.is_dir():
-        raise CorruptLayerError(f"layer {path} is missing; {_rebuild_hint(path)}")
-    try:
-        attrs = dict(zarr.open_group(path, mode="r").attrs)
-    except Exception as err:  # zarr raises several types for a damaged zarr.json
-        raise CorruptLayerError(f"layer {path} cannot be opened ({err}); {_rebuild_hint(path)}") from err
-    if attrs.get("format") != FORMAT or attrs.get("complete") is not True:
-        raise CorruptLayerError(f"layer {path} is not a complete {FORMAT} layer; {_rebuild_hint(path)}")
-    if attrs.get("attrs_checksum") != attrs_checksum(attrs):
-        raise CorruptLayerError(f"layer {path}: its attributes (zarr.json) do not match their checksum "
-                                f"(corrupt); {_rebuild_hint(path)}")
-    return attrs
+    return _open_layer(path, with_arrays=False)[0]
 
 
 def read_layer(path, expect=None):
@@ -211,16 +201,12 @@ def read_layer(path, expect=None):
         file and how to rebuild it.
     """
     path = Path(path)
-    attrs = read_attrs(path)
+    attrs, loaded = _open_layer(path, with_arrays=True)
     for key, want in (expect or {}).items():
         if attrs.get(key) != want:
             raise CorruptLayerError(f"layer {path} has {key} = {attrs.get(key)!r} but this run needs "
                                     f"{want!r}; it belongs to another run. Use another results "
                                     f"directory, or {_rebuild_hint(path)}")
-    try:
-        loaded = sync(_read_group_arrays(path, attrs["arrays"]))
-    except Exception as err:
-        raise CorruptLayerError(f"layer {path} cannot be opened ({err}); {_rebuild_hint(path)}") from err
     arrays = {}
     for name, meta in attrs["arrays"].items():
         a = loaded[name]
@@ -233,6 +219,29 @@ def read_layer(path, expect=None):
                                     f"(corrupt or truncated); {_rebuild_hint(path)}")
         arrays[name] = a
     return arrays, attrs
+
+
+def _open_layer(path, with_arrays):
+    """``(attrs, arrays)`` of a layer in one zarr pass: the attributes verified, the arrays (name ->
+    numpy array, or the exception met reading it; empty unless ``with_arrays``) not yet."""
+    path = Path(path)
+    if not path.is_dir():
+        raise CorruptLayerError(f"layer {path} is missing; {_rebuild_hint(path)}")
+    try:
+        return sync(_read_group(path, with_arrays))
+    except CorruptLayerError:
+        raise
+    except Exception as err:  # zarr raises several types for a damaged zarr.json
+        raise CorruptLayerError(f"layer {path} cannot be opened ({err}); {_rebuild_hint(path)}") from err
+
+
+def _verified_attrs(path, attrs):
+    if attrs.get("format") != FORMAT or attrs.get("complete") is not True:
+        raise CorruptLayerError(f"layer {path} is not a complete {FORMAT} layer; {_rebuild_hint(path)}")
+    if attrs.get("attrs_checksum") != attrs_checksum(attrs):
+        raise CorruptLayerError(f"layer {path}: its attributes (zarr.json) do not match their checksum "
+                                f"(corrupt); {_rebuild_hint(path)}")
+    return attrs
 
 
 def layer_bytes(path):

@@ -200,31 +200,9 @@ def moves(b, rows, cols, line_result, line_reward, sym, out, rewards):
     the column-major ID (``sym`` = :attr:`Tables.sym`), moved the same way and mapped back.
     """
     _, to_cols, from_cols = sym
-    mask = (np.uint64(1) << np.uint64(4 * cols)) - np.uint64(1)
-    left = _U0
-    right = _U0
-    r_left = 0
-    r_right = 0
-    for r in range(rows):
-        shift = np.uint64(4 * r * cols)
-        line = (b >> shift) & mask
-        left |= line_result[0, line] << shift
-        right |= line_result[1, line] << shift
-        r_left = _add_reward(r_left, line_reward[0, line])
-        r_right = _add_reward(r_right, line_reward[1, line])
-    t = _bytes_map(b, to_cols)
-    mask = (np.uint64(1) << np.uint64(4 * rows)) - np.uint64(1)
-    up = _U0
-    down = _U0
-    r_up = 0
-    r_down = 0
-    for c in range(cols):
-        shift = np.uint64(4 * c * rows)
-        line = (t >> shift) & mask
-        up |= line_result[2, line] << shift
-        down |= line_result[3, line] << shift
-        r_up = _add_reward(r_up, line_reward[2, line])
-        r_down = _add_reward(r_down, line_reward[3, line])
+    left, right, r_left, r_right = _slide_lines(b, rows, cols, 0, line_result, line_reward)
+    up, down, r_up, r_down = _slide_lines(_bytes_map(b, to_cols), cols, rows, 2, line_result,
+                                          line_reward)
     out[0] = left
     out[1] = right
     out[2] = _bytes_map(up, from_cols)
@@ -233,6 +211,26 @@ def moves(b, rows, cols, line_result, line_reward, sym, out, rewards):
     rewards[1] = r_right
     rewards[2] = r_up
     rewards[3] = r_down
+
+
+@njit
+def _slide_lines(x, n_lines, length, d, line_result, line_reward):
+    """Move the ``n_lines`` lines of ``length`` cells packed in ``x`` by directions ``d`` and
+    ``d + 1`` (toward the start and toward the end of each line). Returns both results and both
+    rewards (-1 on overflow)."""
+    mask = (np.uint64(1) << np.uint64(4 * length)) - np.uint64(1)
+    first = _U0
+    second = _U0
+    r_first = 0
+    r_second = 0
+    for k in range(n_lines):
+        shift = np.uint64(4 * k * length)
+        line = (x >> shift) & mask
+        first |= line_result[d, line] << shift
+        second |= line_result[d + 1, line] << shift
+        r_first = _add_reward(r_first, line_reward[d, line])
+        r_second = _add_reward(r_second, line_reward[d + 1, line])
+    return first, second, r_first, r_second
 
 
 @njit

@@ -115,6 +115,16 @@ def _trick(strengths, hand2, leader, lead, mover, s, r, nt, three_ties_mano):
 
 
 @njit
+def _new_nodes(cap):
+    """The per-node arrays of a tree of up to ``cap`` nodes: type, player (-1), depth, outcome (-1),
+    first child, number of children, probability of the edge into the node (chance), and the
+    information-set key of each decision node (-1)."""
+    return (np.zeros(cap, np.int8), np.full(cap, -1, np.int8), np.zeros(cap, np.int32),
+            np.full(cap, -1, np.int8), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+            np.zeros(cap, np.float64), np.full(cap, -1, np.int64))
+
+
+@njit
 def _grow(a, n, fill):
     b = np.full(n, fill, a.dtype)
     b[:a.shape[0]] = a
@@ -135,14 +145,8 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano):
     base = strengths.shape[0] + 1
     top = N_LEVELS - 1
     cap = 1 + n_pairs * 64  # grown by doubling; a deal of 3 + 3 distinct types needs thousands
-    node_type = np.zeros(cap, np.int8)
-    node_player = np.full(cap, -1, np.int8)
-    node_depth = np.zeros(cap, np.int32)
-    outcome = np.full(cap, -1, np.int8)
-    first_child = np.zeros(cap, np.int64)
-    n_child = np.zeros(cap, np.int64)
-    child_prob_node = np.zeros(cap, np.float64)
-    node_key = np.full(cap, -1, np.int64)
+    (node_type, node_player, node_depth, outcome, first_child, n_child, child_prob_node,
+     node_key) = _new_nodes(cap)
     m = MAX_NODES_PER_DEAL_RAISES
     q_used = np.zeros((m, 2), np.int64)
     q_leader = np.zeros(m, np.int64)
@@ -292,16 +296,10 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano):
 def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
     n_pairs = pairs.shape[0]
     cap = 1 + n_pairs * MAX_NODES_PER_DEAL
-    node_type = np.zeros(cap, np.int8)
-    node_player = np.full(cap, -1, np.int8)
-    node_depth = np.zeros(cap, np.int32)
-    outcome = np.full(cap, -1, np.int8)
-    first_child = np.zeros(cap, np.int64)
-    n_child = np.zeros(cap, np.int64)
-    child_prob_node = np.zeros(cap, np.float64)  # probability of the edge into the node (chance)
+    (node_type, node_player, node_depth, outcome, first_child, n_child, child_prob_node,
+     node_key) = _new_nodes(cap)
     base = strengths.shape[0] + 1
     n_hands = hands.shape[0]
-    node_key = np.full(cap, -1, np.int64)  # information-set key of each decision node
     # per-deal queue of states, indexed by node id - offset
     q_used0 = np.zeros(MAX_NODES_PER_DEAL, np.int64)
     q_used1 = np.zeros(MAX_NODES_PER_DEAL, np.int64)
@@ -385,18 +383,8 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
                         u0 |= 1 << s
                     else:
                         u1 |= 1 << s
-                    if lead < 0:
-                        lead = s
-                        continue
-                    a = strengths[hand2[leader, lead]]
-                    b = strengths[hand2[mover, s]]
-                    res = 2 if a == b else (leader if a > b else mover)
-                    r[nt] = res
-                    nt += 1
-                    if res != 2:
-                        leader = res
-                    lead = -1
-                    w = _hand_winner(r[0], r[1], r[2], nt, three_ties_mano)
+                    leader, lead, nt, w = _trick(strengths, hand2, leader, lead, mover, s, r, nt,
+                                                 three_ties_mano)
                     if w != -2:
                         k = 0
                         break
@@ -431,22 +419,11 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
                         q_eleven[li_c] = False
                         outcome[c] = -1
                         node_type[c] = DECISION
-                        if lead < 0:
-                            q_used0[li_c], q_used1[li_c] = v0, v1
-                            q_leader[li_c], q_lead[li_c], q_nt[li_c] = leader, s, nt
-                            q_res[li_c] = r
-                            continue
-                        a = strengths[hand2[leader, lead]]
-                        b = strengths[hand2[mover, s]]
-                        res = 2 if a == b else (leader if a > b else mover)
-                        rr = r.copy()
-                        rr[nt] = res
                         q_used0[li_c], q_used1[li_c] = v0, v1
-                        q_leader[li_c] = leader if res == 2 else res
-                        q_lead[li_c] = -1
-                        q_nt[li_c] = nt + 1
+                        rr = r.copy()
+                        q_leader[li_c], q_lead[li_c], q_nt[li_c], w = _trick(
+                            strengths, hand2, leader, lead, mover, s, rr, nt, three_ties_mano)
                         q_res[li_c] = rr
-                        w = _hand_winner(rr[0], rr[1], rr[2], nt + 1, three_ties_mano)
                         if w != -2:
                             node_type[c] = TERMINAL
                             outcome[c] = MANO_WINS if w == 0 else (PE_WINS if w == 1 else NOBODY)

@@ -108,6 +108,11 @@ def cases():
         # a big bucket (binary search of the low bits) and long runs of zeros between clusters
         "clusters": (list(range(2000)) + [(1 << 50) + 3 * i for i in range(2000)]
                      + [(1 << 59) + i for i in range(0, 64000, 16)], 1 << 60),
+        # clustered like canonical 2048 boards: buckets of 40..1500 values whose ends fall anywhere
+        # between two fence entries (the in-bucket search starts from the fence)
+        "clusters_fenced": (sorted({(c << 40) + v for c in range(1, 40)
+                                    for v in _random_sorted(rng, 40 + 37 * c, 0, 1 << 20)}),
+                            1 << 46),
     }
 
 

@@ -2,11 +2,13 @@
 
 import csv
 import json
+import os
 import random
 
 import pytest
 
 import naive
+from strongsolve.games.g2048 import pipeline
 from strongsolve.games.g2048.solution import Solution
 
 SHAPES = [(2, 2), (2, 3)]
@@ -118,3 +120,16 @@ def test_afterstate_values_match_naive_under_symmetry(rows, cols, naive_2048, fa
         for image in naive.symmetries(after):
             assert close(reference.solution.afterstate_value(image), expected)
             assert close(fast_solution.afterstate_value(naive.board_id(image)), expected), image
+
+
+@pytest.mark.parametrize("p2", [1.0, 0.0])
+def test_spawn_of_one_kind_matches_naive(p2, tmp_path):
+    # p2 = 1 (only 2s) and p2 = 0 (only 4s) are allowed by the config schema; the spawn that never
+    # happens has no states, so the backward pass must not look its successors up.
+    with open(os.devnull, "w") as log:
+        info = pipeline.solve(tmp_path / "run", 2, 3, p2=p2, log=log)
+    states, afterstates = naive.reachable(2, 3, p2)
+    counts = naive.count_canonical(states, afterstates)
+    assert info["num_states"] == sum(c[0] for c in counts.values())
+    assert info["num_afterstates"] == sum(c[1] for c in counts.values())
+    assert close(info["expected_score"], naive.solve(2, 3, p2).expected_score)

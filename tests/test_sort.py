@@ -1,11 +1,11 @@
-"""kernels.sort.sort_unique (radix sort + dedup) against numpy.unique."""
+"""kernels.sort: sort_unique (radix sort + dedup) and radix_argsort against numpy; distinct (hash set)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from strongsolve.kernels.sort import RADIX_MIN, radix_argsort, sort_unique
+from strongsolve.kernels.sort import RADIX_MIN, distinct, radix_argsort, sort_unique
 
 
 @pytest.mark.parametrize("n", [0, 1, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 70_000])
@@ -34,3 +34,25 @@ def test_sort_unique_rejects_other_dtypes():
 def test_radix_argsort_is_numpys_stable_argsort(n):
     keys = np.random.default_rng(n).integers(0, 50, n).astype(np.uint64) << np.uint64(20)
     np.testing.assert_array_equal(radix_argsort(keys), np.argsort(keys, kind="stable"))
+
+
+def first_occurrences(ids):
+    """Reference for ``distinct``: numpy's unique values, put back in order of first occurrence."""
+    _, first = np.unique(ids, return_index=True)
+    return ids[np.sort(first)]
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 1000, 70_000])
+def test_distinct_keeps_first_occurrences(n):
+    rng = np.random.default_rng(n)
+    ids = rng.integers(0, max(1, n // 3), n).astype(np.uint64) * np.uint64(0x10001)  # many repeats
+    if n > 1:
+        ids[rng.integers(0, n, 3)] = 0  # 0 is the table's free marker, handled apart
+    np.testing.assert_array_equal(distinct(ids), first_occurrences(ids))
+
+
+@given(st.lists(st.integers(0, 2**64 - 1), max_size=500), st.integers(0, 6))
+def test_distinct_random_bit_patterns(values, repeat_bits):
+    # values folded onto few distinct ones so that collisions and repeats both happen
+    ids = np.array(values, np.uint64) >> np.uint64(repeat_bits * 10)
+    np.testing.assert_array_equal(distinct(ids), first_occurrences(ids))

@@ -1,8 +1,9 @@
 """External sort-unique of uint64 IDs in bounded memory (issue 4).
 
-The forward pass produces a layer's IDs chunk by chunk. :class:`SortedRuns` keeps each chunk's
-sorted unique run in memory until they hold an eighth of ``memory_limit``, then merges them into one
-run and spills it to disk (raw little-endian uint64). :meth:`SortedRuns.merged` streams the sorted
+The forward pass produces a layer's IDs chunk by chunk. :class:`SortedRuns` keeps the chunks as
+they come (unsorted: sorting each chunk and then their union would sort every ID twice) until they
+hold an eighth of ``memory_limit``, then sorts them into one unique run and spills it to disk (raw
+little-endian uint64). :meth:`SortedRuns.merged` streams the sorted
 unique union as blocks by a k-way merge over the runs, read window by window: each block takes, from
 every run, the values up to a bound chosen so that no run contributes more than its share, so a block
 never exceeds the block size. The runs are read with plain file reads, not memory-mapped, since the
@@ -48,17 +49,24 @@ class SortedRuns:
         self.spilled_runs = 0
 
     def add(self, ids):
-        """Add a chunk of IDs (uint64[N], any order, repeats allowed)."""
-        run = sort_unique(ids)
-        self._mem.append(run)
-        self._mem_bytes += run.nbytes
+        """Add a chunk of IDs (uint64[N], any order, repeats allowed).
+
+        Raises
+        ------
+        TypeError
+            If ``ids`` is not uint64.
+        """
+        if ids.dtype != np.uint64:
+            raise TypeError(f"SortedRuns needs uint64 IDs, got {ids.dtype}")
+        self._mem.append(ids)
+        self._mem_bytes += ids.nbytes
         if self.memory_limit is not None and self._mem_bytes > self.memory_limit // 8:
             self._spill()
 
     def _spill(self):
         if self._dir is None:
             raise ValueError("memory_limit is set but no spill directory was given")
-        run = sort_unique(np.concatenate(self._mem)) if len(self._mem) > 1 else self._mem[0]
+        run = sort_unique(np.concatenate(self._mem))
         self._dir.mkdir(parents=True, exist_ok=True)
         path = self._dir / f"run_{len(self._files):05d}.bin"
         run.astype("<u8", copy=False).tofile(path)

@@ -106,3 +106,51 @@ def sort_unique(ids):
     a = (_radix(np.ascontiguousarray(ids), np.empty(0, np.int64))[0] if ids.shape[0] >= RADIX_MIN
          else np.sort(ids))
     return a[:_drop_repeats(a)].copy()
+
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio: Fibonacci hashing (Knuth 6.4)
+
+
+@njit
+def distinct(ids):
+    """The distinct values of ``ids`` (uint64[N], any order) in order of first occurrence.
+
+    An open-addressing hash set (linear probing, at most half full) sized to the input, so a chunk
+    of a forward pass (about 6e4 IDs) stays in L2: on 4x3 the moves of 16384 states give 3.57 IDs
+    per state of which 1.93 are distinct, and dropping the repeats this way (about 8 ns per ID)
+    is cheaper than sorting them twice (issue 8).
+
+    Returns
+    -------
+    uint64[M], M <= N
+    """
+    n = ids.shape[0]
+    bits = 1
+    while (1 << bits) < 2 * n:
+        bits += 1
+    table = np.zeros(1 << bits, np.uint64)  # 0 marks a free slot; the value 0 is tracked apart
+    mask = np.uint64((1 << bits) - 1)
+    shift = np.uint64(64 - bits)
+    out = np.empty(n, np.uint64)
+    m = 0
+    seen_zero = False
+    for i in range(n):
+        x = ids[i]
+        if x == 0:
+            if not seen_zero:
+                seen_zero = True
+                out[m] = x
+                m += 1
+            continue
+        h = (x * _GOLDEN) >> shift
+        while True:
+            y = table[h]
+            if y == x:
+                break
+            if y == 0:
+                table[h] = x
+                out[m] = x
+                m += 1
+                break
+            h = (h + np.uint64(1)) & mask
+    return out[:m]

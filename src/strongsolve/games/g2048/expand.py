@@ -116,8 +116,8 @@ def layer_size(layer):
 
 
 def layer_index_of_increasing(layer, xs, out):
-    """``out[t]`` = index of ``xs[t]`` in ``layer`` or -1, for non-decreasing ``xs`` (one forward
-    pass: a merge walk on a sorted array, a cursor on an Elias-Fano code)."""
+    """``out[t]`` = index of ``xs[t]`` in ``layer`` or -1, for non-decreasing ``xs`` (a binary search
+    each on a sorted array, one forward cursor pass on an Elias-Fano code)."""
     if isinstance(layer, np.ndarray):
         i = np.searchsorted(layer, xs)
         hit = (i < layer.shape[0]) & (layer[np.minimum(i, layer.shape[0] - 1)] == xs)
@@ -130,13 +130,12 @@ def layer_index_of_increasing(layer, xs, out):
 def _layer_index_of_increasing(layer, xs, out):
     if isinstance(layer, types.Array):
         def sorted_array(layer, xs, out):
-            i = 0
+            # a binary search each: a merge walk would read the whole layer for every batch
             n = layer.shape[0]
+            found = np.searchsorted(layer, xs)
             for t in range(xs.shape[0]):
-                x = xs[t]
-                while i < n and layer[i] < x:
-                    i += 1
-                out[t] = i if i < n and layer[i] == x else -1
+                i = found[t]
+                out[t] = i if i < n and layer[i] == xs[t] else -1
         return sorted_array
     return lambda layer, xs, out: ef_index_of_increasing(layer, xs, out)
 
@@ -218,7 +217,8 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     """Two-level CSR expansion of afterstates for the Bellman backup.
 
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
-    probability ``p2 / empty`` then a 4 with ``(1 - p2) / empty``); an outcome's candidates are the
+    probability ``p2 / empty`` then a 4 with ``(1 - p2) / empty``, leaving out a spawn of
+    probability 0: with ``p2`` 0 or 1 its states were never enumerated); an outcome's candidates are the
     legal moves of the spawned state, each with its reward (points) and the index of its canonical
     afterstate (looked up in ``layer2``/``layer4``: sorted uint64 arrays or Elias-Fano coded layers,
     in sorted batches by :func:`_resolve`) in ``concatenate([layer2, layer4, [0.0]])`` (the sorted
@@ -232,10 +232,14 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     """
     cells = rows * cols
     n = afterstates.shape[0]
+    # spawned exponents: 1 (a 2) and 2 (a 4), leaving out a spawn of probability 0
+    e_first = 1 if p2 > 0.0 else 2
+    e_last = 2 if p2 < 1.0 else 1
+    kinds = e_last - e_first + 1
     node_ptr = np.empty(n + 1, np.int64)
     node_ptr[0] = 0
     for k in range(n):
-        node_ptr[k + 1] = node_ptr[k] + 2 * count_empty(afterstates[k], cells)
+        node_ptr[k + 1] = node_ptr[k] + kinds * count_empty(afterstates[k], cells)
     n_out = node_ptr[n]
     out_prob = np.empty(n_out, np.float64)
     out_ptr = np.empty(n_out + 1, np.int64)
@@ -251,12 +255,12 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     for k in range(n):
         a = afterstates[k]
         o = node_ptr[k]
-        empty = (node_ptr[k + 1] - o) // 2
+        empty = (node_ptr[k + 1] - o) // kinds
         for i in range(cells):
             sh = np.uint64(4 * i)
             if ((a >> sh) & _U15) != 0:
                 continue
-            for e in range(1, 3):
+            for e in range(e_first, e_last + 1):
                 out_prob[o] = (p2 if e == 1 else 1.0 - p2) / empty
                 m = _state_keys(a | (np.uint64(e) << sh), rows, cols, line_result, line_reward, sym,
                                 target_exp, after, rewards, keys)

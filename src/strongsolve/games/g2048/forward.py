@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...kernels.external import SortedRuns
-from ...kernels.sort import sort_unique
+from ...kernels.sort import distinct
 from ...parallel import chunk_bounds, imap_chunks
 from ...store.atomic import write_json_atomic
 from ...store.background import Background
@@ -61,13 +61,17 @@ def _starts_by_age(rows, cols, p2):
 
 
 def _spawn_task(chunk, exponent, kernel_args):
+    # unsorted: the spawns of a chunk hardly repeat (1.57 IDs per state on 4x3, 1.48 distinct), so
+    # they are sorted once, by SortedRuns
     rows, cols, _, _, sym = kernel_args
-    return sort_unique(spawn_states(chunk, exponent, rows, cols, sym))
+    return spawn_states(chunk, exponent, rows, cols, sym)
 
 
 def _move_task(states, kernel_args, target_exp):
+    # the moves of a chunk repeat (3.57 IDs per state on 4x3, 1.93 distinct): drop the repeats by
+    # hashing, in cache, before the one sort
     moved, terminal, error = move_successors(states, *kernel_args, target_exp)
-    return sort_unique(moved), int(terminal), int(error)
+    return distinct(moved), int(terminal), int(error)
 
 
 def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, memory_limit=None,
@@ -75,9 +79,9 @@ def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, m
     """Compute the layer of age ``n`` from the afterstate layers of ages ``n - 2`` and ``n - 4``.
 
     The spawns and then the moves are computed chunk by chunk (``chunk`` source positions per task,
-    in parallel through dask); each chunk's IDs are sorted and deduplicated as a run; with a
-    ``memory_limit`` the runs are spilled to ``spill_dir`` and k-way merged
-    (:class:`strongsolve.kernels.external.SortedRuns`). The result does not depend on ``chunk``,
+    in parallel through dask); a chunk's moved IDs lose their repeats by hashing; the chunks are
+    sorted and deduplicated together, and with a ``memory_limit`` spilled to ``spill_dir`` as sorted
+    runs and k-way merged (:class:`strongsolve.kernels.external.SortedRuns`). The result does not depend on ``chunk``,
     ``memory_limit`` or the scheduler.
 
     Parameters

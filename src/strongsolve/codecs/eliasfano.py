@@ -233,10 +233,11 @@ def _get_low(low, low_bits, i):
         return _U0
     bit = i * low_bits
     w = bit >> 6
-    sh = bit & 63
-    value = low[w] >> np.uint64(sh)
-    if sh + low_bits > 64:
-        value |= low[w + 1] << np.uint64(64 - sh)
+    sh = np.uint64(bit & 63)
+    # both words, without a branch on whether the value straddles them: (next << 1) << (63 - sh)
+    # is the next word's part, and 0 when sh == 0 (a shift by 64 would be undefined)
+    following = low[min(w + 1, low.shape[0] - 1)]
+    value = (low[w] >> sh) | ((following << _U1) << (np.uint64(63) - sh))
     return value & ((_U1 << np.uint64(low_bits)) - _U1)
 
 
@@ -345,13 +346,14 @@ def _search_bucket(ef, first, last, x):
 
 @njit
 def _fence_rank(fence, lo, hi, x):
-    """Number of fence entries ``< x``, known to lie in ``[lo, hi]`` (binary search)."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if fence[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
+    """Number of fence entries ``< x``, known to lie in ``[lo, hi]`` (branch-free binary search,
+    as in :func:`_search_fenced`)."""
+    count = hi - lo
+    while count > 0:
+        half = count >> 1
+        below = fence[lo + half] < x
+        lo = lo + half + 1 if below else lo
+        count = count - half - 1 if below else half
     return lo
 
 
@@ -362,12 +364,13 @@ def _search_fenced(ef, first, last, x, a):
     lo = first if a == 0 else max(first, (a - 1) * FENCE_STEP + 1)
     hi = last if a == ef.fence.shape[0] else min(last, a * FENCE_STEP)
     low_x = x & ((_U1 << np.uint64(ef.low_bits)) - _U1)
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if _get_low(ef.low, ef.low_bits, mid) < low_x:
-            lo = mid + 1
-        else:
-            hi = mid
+    # branch-free lower bound (the comparisons are unpredictable; selects instead of jumps)
+    count = hi - lo
+    while count > 0:
+        half = count >> 1
+        below = _get_low(ef.low, ef.low_bits, lo + half) < low_x
+        lo = lo + half + 1 if below else lo
+        count = count - half - 1 if below else half
     return lo, lo < last and _get_low(ef.low, ef.low_bits, lo) == low_x
 
 

@@ -139,6 +139,32 @@ def test_canonical_invariant_under_symmetry(board):
         assert fast.canonical(fast.encode(image), len(image), len(image[0])) == expected
 
 
+@property_settings
+@given(boards(max_exponent=15), st.integers(0, 15), st.sampled_from([2, 4]))
+def test_moves_after_spawn_match_naive(board, pick, tile):
+    # the backward pass moves a spawned board from the moves of the board before the spawn
+    rows, cols = shape(board)
+    empty = [(r, c) for r in range(rows) for c in range(cols) if board[r][c] == 0]
+    if not empty:
+        return
+    r, c = empty[pick % len(empty)]
+    spawned = board[:r] + (board[r][:c] + (tile,) + board[r][c + 1:],) + board[r + 1:]
+    _, _, line_result, line_reward, sym = fast.tables(rows, cols).kernel_args()
+    moved = np.empty(4, np.uint64)
+    line_rewards = np.empty((4, max(rows, cols)), np.int64)
+    a = np.uint64(fast.encode(board))
+    cm = fast.base_moves(a, rows, cols, line_result, line_reward, sym, moved, line_rewards)
+    out, rewards = np.empty(4, np.uint64), np.empty(4, np.int64)
+    fast.moves_after_spawn(a, np.uint64(cm), moved, line_rewards, r * cols + c, tile.bit_length() - 1,
+                           rows, cols, line_result, line_reward, out, rewards)
+    for d, direction in enumerate(naive.DIRECTIONS):
+        new, reward, _ = naive.move(spawned, direction)
+        if any(value > 32768 for row in new for value in row):
+            assert rewards[d] == -1  # the kernel's overflow mark
+        else:
+            assert (int(out[d]), int(rewards[d])) == (naive.board_id(new), reward)
+
+
 @pytest.mark.parametrize("direction", naive.DIRECTIONS)
 def test_merging_two_largest_tiles_overflows(direction):
     board = embed((32768, 32768), direction, 2)

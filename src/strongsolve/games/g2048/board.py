@@ -236,6 +236,78 @@ def _slide_lines(x, n_lines, length, d, line_result, line_reward):
 
 
 @njit
+def base_moves(a, rows, cols, line_result, line_reward, sym, moved, line_rewards):
+    """The four moves of board ``a`` kept line by line, for :func:`moves_after_spawn`.
+
+    Writes ``moved[d]`` (uint64[4], the board after move d, as :func:`moves`) and
+    ``line_rewards[d, k]`` (int64[4, max(rows, cols)], the merge points of line k: row k for left
+    and right, column k for up and down; -1 on overflow). Returns the column-major ID of ``a``.
+    """
+    _, to_cols, from_cols = sym
+    rmask = (np.uint64(1) << np.uint64(4 * cols)) - np.uint64(1)
+    cmask = (np.uint64(1) << np.uint64(4 * rows)) - np.uint64(1)
+    cm = _bytes_map(a, to_cols)
+    moved[:] = _U0
+    up = _U0
+    down = _U0
+    for k in range(rows):
+        shift = np.uint64(4 * k * cols)
+        line = (a >> shift) & rmask
+        moved[0] |= np.uint64(line_result[0, line]) << shift
+        moved[1] |= np.uint64(line_result[1, line]) << shift
+        line_rewards[0, k] = line_reward[0, line]
+        line_rewards[1, k] = line_reward[1, line]
+    for k in range(cols):
+        shift = np.uint64(4 * k * rows)
+        line = (cm >> shift) & cmask
+        up |= np.uint64(line_result[2, line]) << shift
+        down |= np.uint64(line_result[3, line]) << shift
+        line_rewards[2, k] = line_reward[2, line]
+        line_rewards[3, k] = line_reward[3, line]
+    moved[2] = _bytes_map(up, from_cols)
+    moved[3] = _bytes_map(down, from_cols)
+    return cm
+
+
+@njit
+def moves_after_spawn(a, cm, moved, line_rewards, cell, exponent, rows, cols, line_result,
+                      line_reward, out, rewards):
+    """:func:`moves` of ``a`` with tile 2^exponent spawned on the empty ``cell``, from the moves of
+    ``a`` (:func:`base_moves`: ``cm``, ``moved``, ``line_rewards``): a spawn changes one row and one
+    column, so only those two lines are moved again (issue 8: the backward pass moves every spawn
+    of every afterstate). Writes ``out`` and ``rewards`` exactly as :func:`moves` would."""
+    r = cell // cols
+    c = cell - r * cols
+    e = np.uint64(exponent)
+    rmask = (np.uint64(1) << np.uint64(4 * cols)) - np.uint64(1)
+    cmask = (np.uint64(1) << np.uint64(4 * rows)) - np.uint64(1)
+    row_shift = np.uint64(4 * r * cols)
+    row = ((a >> row_shift) & rmask) | (e << np.uint64(4 * c))
+    col_shift = np.uint64(4 * c * rows)
+    col = ((cm >> col_shift) & cmask) | (e << np.uint64(4 * r))
+    for d in range(2):
+        out[d] = (moved[d] & ~(rmask << row_shift)) | (np.uint64(line_result[d, row]) << row_shift)
+        rewards[d] = _replaced_total(line_rewards[d], rows, r, line_reward[d, row])
+    for d in range(2, 4):
+        result = np.uint64(line_result[d, col])
+        board = moved[d]
+        for j in range(rows):  # cell j of the column is cell (j, c) of the board
+            place = np.uint64(4 * (j * cols + c))
+            board = (board & ~(_U15 << place)) | (((result >> np.uint64(4 * j)) & _U15) << place)
+        out[d] = board
+        rewards[d] = _replaced_total(line_rewards[d], cols, c, line_reward[d, col])
+
+
+@njit
+def _replaced_total(line_rewards, n_lines, k, new):
+    """Total reward of ``n_lines`` lines with line ``k``'s reward replaced by ``new``."""
+    total = 0
+    for j in range(n_lines):
+        total = _add_reward(total, new if j == k else line_rewards[j])
+    return total
+
+
+@njit
 def _add_reward(total, line):
     """Sum of line rewards, -1 (overflow) as soon as one line overflows."""
     if total < 0 or line < 0:

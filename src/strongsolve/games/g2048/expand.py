@@ -18,7 +18,7 @@ from numba.extending import overload
 from ...codecs.eliasfano import ef_index_of_increasing
 from ...kernels.options import njit
 from ...kernels.sort import radix_argsort
-from .board import canonical_id, count_empty, moves
+from .board import base_moves, canonical_id, count_empty, moves, moves_after_spawn
 
 _U15 = np.uint64(15)
 
@@ -158,6 +158,13 @@ def _state_keys(s, rows, cols, line_result, line_reward, sym, target_exp, after,
     the canonical afterstate, or :data:`_REACHED` for a move that reaches the target tile) and
     returns their count, or -1 (a merge above 2^15). ``after`` is scratch (uint64[4])."""
     moves(s, rows, cols, line_result, line_reward, sym, after, rewards)
+    return _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys)
+
+
+@njit
+def _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys):
+    """:func:`_state_keys` given the four moves of ``s`` (``after``, ``rewards`` as written by
+    :func:`board.moves`; ``rewards`` is overwritten)."""
     m = 0
     for d in range(4):
         t = after[d]
@@ -251,19 +258,24 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     after = np.empty(4, np.uint64)
     rewards = np.empty(4, np.int64)
     keys = np.empty(4, np.uint64)
+    moved = np.empty(4, np.uint64)
+    line_rewards = np.empty((4, max(rows, cols)), np.int64)
     c = 0
     for k in range(n):
         a = afterstates[k]
         o = node_ptr[k]
         empty = (node_ptr[k + 1] - o) // kinds
+        cm = base_moves(a, rows, cols, line_result, line_reward, sym, moved, line_rewards)
         for i in range(cells):
             sh = np.uint64(4 * i)
             if ((a >> sh) & _U15) != 0:
                 continue
             for e in range(e_first, e_last + 1):
                 out_prob[o] = (p2 if e == 1 else 1.0 - p2) / empty
-                m = _state_keys(a | (np.uint64(e) << sh), rows, cols, line_result, line_reward, sym,
-                                target_exp, after, rewards, keys)
+                moves_after_spawn(a, cm, moved, line_rewards, i, e, rows, cols, line_result,
+                                  line_reward, after, rewards)
+                m = _move_keys(a | (np.uint64(e) << sh), rows, cols, sym, target_exp, after,
+                               rewards, keys)
                 if m < 0:
                     error = OVERFLOW
                     m = 0

@@ -5,7 +5,8 @@ state (age n + 2 or n + 4); a state's value is the best, over legal moves, of th
 value of the resulting afterstate (same age), 0 when terminal. So age n needs the afterstate values
 of ages n + 2 and n + 4 only: a sliding window of three afterstate layers (n, n + 2, n + 4). The
 Bellman backup is the shared kernel (:func:`strongsolve.kernels.bellman.backup`); this module only
-builds the 2048 expansion (:func:`expand.expand_afterstates`) chunk by chunk.
+builds the 2048 expansion (:func:`expand.expand_afterstates`) chunk by chunk and gathers the values of
+each chunk's distinct successors once.
 
 Values are float64: expected future merge score in points (score objective), or the probability of
 reaching the target tile (reach-a-tile objective).
@@ -48,11 +49,11 @@ def expansion_bytes(tables):
 
 def _backup_task(ids, p2, kernel_args, target_exp, next2, next4, next_value):
     rows, cols, line_result, line_reward, sym = kernel_args
-    *expansion, error = expand_afterstates(ids, p2, rows, cols, line_result, line_reward, sym,
-                                           target_exp, next2, next4)
+    *expansion, successors, error = expand_afterstates(ids, p2, rows, cols, line_result,
+                                                       line_reward, sym, target_exp, next2, next4)
     if error != OK:
         return None, error
-    return backup(*expansion, next_value, True, 0.0)[0], OK
+    return backup(*expansion, next_value[successors], True, 0.0)[0], OK
 
 
 def afterstate_values(ids, tables, p2, target_exp, next2, values2, next4, values4,
@@ -116,10 +117,11 @@ def state_values(states, tables, target_exp, layer_ids, layer_values):
         Position of the best move among the state's legal moves in direction order, -1 if terminal.
     """
     rows, cols, line_result, line_reward, sym = tables.kernel_args()
-    *expansion, error = expand_states(np.asarray(states, np.uint64), rows, cols, line_result,
-                                      line_reward, sym, target_exp, layer_ids)
+    *expansion, successors, error = expand_states(np.asarray(states, np.uint64), rows, cols,
+                                                  line_result, line_reward, sym, target_exp,
+                                                  layer_ids)
     _raise_for(error, "state values")
-    return backup(*expansion, np.concatenate([layer_values, np.zeros(1)]), True, 0.0)
+    return backup(*expansion, np.concatenate([layer_values, np.zeros(1)])[successors], True, 0.0)
 
 
 def run_backward(run, ages, log=sys.stderr, **options):

@@ -188,34 +188,36 @@ def _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys):
 
 
 @njit
-def _resolve(layer, keys, which, tag, offset, reach, zero_index, out):
-    """``out[i] = offset + index of keys[i] in layer`` for every ``i`` with ``which[i] == tag``
-    (``zero_index`` for :data:`_REACHED` when ``reach``, -1 when absent).
+def _resolve(layer, keys, which, tag, offset, reach, zero_index, out, successors, base):
+    """Look up the keys ``keys[i]`` with ``which[i] == tag`` in ``layer``: their distinct values,
+    in increasing order, get the local indices ``base, base + 1, ...``; ``out[i]`` is the local
+    index of ``keys[i]`` and ``successors[local]`` is ``offset`` + the value's index in ``layer``
+    (``zero_index`` for :data:`_REACHED` when ``reach``, -1 when absent). Returns the next free
+    local index.
 
     The keys are sorted (radix) and their distinct values looked up in one forward pass over the
     layer (issue 8: sort-then-merge look-ups instead of a random search each; a chunk of 4x3
-    afterstates holds about six times as many candidates as distinct successors)."""
+    afterstates holds about twice as many candidates as distinct successors). The Bellman backup
+    then reads the successor values of the chunk gathered once, in increasing order."""
     sel = np.flatnonzero(which == tag)
     sub = keys[sel]
     order = radix_argsort(sub)
     distinct = np.empty(order.shape[0], np.uint64)
-    group = np.empty(order.shape[0], np.int64)
     u = 0
     for j in range(order.shape[0]):
         k = sub[order[j]]
         if u == 0 or k != distinct[u - 1]:
             distinct[u] = k
             u += 1
-        group[j] = u - 1
-    found = np.empty(u, np.int64)
+        out[sel[order[j]]] = base + u - 1
+    found = successors[base:base + u]
     layer_index_of_increasing(layer, distinct[:u], found)
     for g in range(u):
         if reach and distinct[g] == _REACHED:
             found[g] = zero_index
         elif found[g] >= 0:
             found[g] += offset
-    for j in range(order.shape[0]):
-        out[sel[order[j]]] = found[group[j]]
+    return base + u
 
 
 @njit
@@ -225,15 +227,20 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
 
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
     probability ``p2 / empty`` then a 4 with ``(1 - p2) / empty``, leaving out a spawn of
-    probability 0: with ``p2`` 0 or 1 its states were never enumerated); an outcome's candidates are the
-    legal moves of the spawned state, each with its reward (points) and the index of its canonical
-    afterstate (looked up in ``layer2``/``layer4``: sorted uint64 arrays or Elias-Fano coded layers,
-    in sorted batches by :func:`_resolve`) in ``concatenate([layer2, layer4, [0.0]])`` (the sorted
-    afterstate layers of age + 2 and + 4, then a zero slot for the moves that reach the target tile).
+    probability 0: with ``p2`` 0 or 1 its states were never enumerated); an outcome's candidates
+    are the legal moves of the spawned state, each with its reward (points) and its canonical
+    afterstate, looked up in ``layer2``/``layer4`` (sorted uint64 arrays or Elias-Fano coded layers,
+    in sorted batches by :func:`_resolve`).
 
     Returns
     -------
     node_ptr, out_prob, out_ptr, cand_reward, cand_next, cand_sign : arrays of kernels.bellman
+        ``cand_next`` indexes the chunk's distinct successors, ``successors``.
+    successors : int64[U]
+        Index of each distinct successor in ``concatenate([layer2, layer4, [0.0]])`` (the sorted
+        afterstate layers of age + 2 and + 4, then a zero slot for the moves that reach the target
+        tile), increasing per layer: back up with ``next_value[successors]`` as the successor
+        values, gathered once per chunk instead of read once per candidate.
     error : int
         :data:`OK`, :data:`OVERFLOW` or :data:`MISSING_SUCCESSOR`.
     """
@@ -287,24 +294,26 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
                 o += 1
                 out_ptr[o] = c
     cand_next = np.empty(c, np.int64)
+    successors = np.empty(c, np.int64)
     zero_index = layer_size(layer2) + layer_size(layer4)
-    _resolve(layer2, cand_key[:c], cand_layer[:c], 2, 0, target_exp > 0, zero_index, cand_next)
-    _resolve(layer4, cand_key[:c], cand_layer[:c], 4, layer_size(layer2), target_exp > 0, zero_index,
-             cand_next)
-    if error == OK and c > 0 and cand_next.min() < 0:
+    u = _resolve(layer2, cand_key[:c], cand_layer[:c], 2, 0, target_exp > 0, zero_index, cand_next,
+                 successors, 0)
+    u = _resolve(layer4, cand_key[:c], cand_layer[:c], 4, layer_size(layer2), target_exp > 0,
+                 zero_index, cand_next, successors, u)
+    if error == OK and u > 0 and successors[:u].min() < 0:
         error = MISSING_SUCCESSOR
     return (node_ptr, out_prob, out_ptr, cand_reward[:c].copy(), cand_next, np.ones(c, np.float64),
-            error)
+            successors[:u].copy(), error)
 
 
 
 @njit
 def expand_states(states, rows, cols, line_result, line_reward, sym, target_exp, layer):
     """CSR expansion of states (no chance: one outcome of probability 1 each) whose moves lead into
-    the sorted afterstate ``layer`` of the same age (successor values ``concatenate([values, [0.0]])``).
-    Used for start states and single queries.
+    the sorted afterstate ``layer`` of the same age. Used for start states and single queries.
 
-    Returns the same tuple as :func:`expand_afterstates`.
+    Returns the same tuple as :func:`expand_afterstates`; ``successors`` index
+    ``concatenate([values, [0.0]])``, the layer's values then the zero slot.
     """
     n = states.shape[0]
     node_ptr = np.arange(n + 1).astype(np.int64)
@@ -328,9 +337,10 @@ def expand_states(states, rows, cols, line_result, line_reward, sym, target_exp,
         out_ptr[k + 1] = out_ptr[k] + m
     c = out_ptr[n]
     cand_next = np.empty(c, np.int64)
-    _resolve(layer, cand_key[:c], np.zeros(c, np.int8), 0, 0, target_exp > 0, layer_size(layer),
-             cand_next)
-    if error == OK and c > 0 and cand_next.min() < 0:
+    successors = np.empty(c, np.int64)
+    u = _resolve(layer, cand_key[:c], np.zeros(c, np.int8), 0, 0, target_exp > 0, layer_size(layer),
+                 cand_next, successors, 0)
+    if error == OK and u > 0 and successors[:u].min() < 0:
         error = MISSING_SUCCESSOR
     return (node_ptr, out_prob, out_ptr, cand_reward[:c].copy(), cand_next, np.ones(c, np.float64),
-            error)
+            successors[:u].copy(), error)

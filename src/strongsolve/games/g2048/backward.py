@@ -41,10 +41,11 @@ def _raise_for(error, what):
 def expansion_bytes(tables):
     """Upper bound of the CSR expansion's bytes per afterstate: two spawns per empty cell (at most
     cells - 1), each an outcome (8 + 8 + 8 bytes with the best-move slot) with up to 4 candidates
-    of about 112 bytes each (reward, key, layer tag, successor index and sign, plus the sorted
-    look-up's permutation, radix buffers and groups; expand._resolve)."""
+    of about 128 bytes each (reward, key, layer tag, successor index and sign, plus the sorted
+    look-up's permutation, radix buffers and distinct keys, and the gathered successor indices and
+    values; expand._resolve)."""
     outcomes = 2 * (tables.cells - 1)
-    return outcomes * (24 + 4 * 112) + 16
+    return outcomes * (24 + 4 * 128) + 16
 
 
 def _backup_task(ids, p2, kernel_args, target_exp, next2, next4, next_value):

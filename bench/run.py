@@ -11,7 +11,8 @@ and the end.
 Stages (``--stages``, comma-separated; default all):
 
 - ``forward``   ``forward.forward_layers`` in memory: ages, states, afterstates; states/s.
-- ``backward``  ``backward.afterstate_values`` on every layer from the highest age down; afterstates/s.
+- ``backward``  ``backward.afterstate_values`` on every layer from the highest age down, looking the
+  successors up in Elias-Fano coded layers as ``run_backward`` does; afterstates/s.
   Boards solved to their last age use the real successor values. A board capped by ``--max-age-4x3``
   cannot be solved exactly (values need every later age), so it is a **throughput measurement**:
   the layers of ages ``<= max_age`` are backed up from synthetic successor values (zeros) for the
@@ -146,10 +147,22 @@ def _warm():
     from strongsolve.games.g2048.forward import forward_layers
     layers = {L.age: L.afterstates for L in forward_layers(2, 2, None)}
     t = tables(2, 2)
-    empty = np.empty(0, np.uint64)
+    coded = _coded(layers)
     for n in sorted(layers, reverse=True):
-        next2, next4 = layers.get(n + 2, empty), layers.get(n + 4, empty)
-        afterstate_values(layers[n], t, 0.9, 0, next2, np.zeros(next2.size), next4, np.zeros(next4.size))
+        next2, next4 = coded[n + 2], coded[n + 4]
+        afterstate_values(layers[n], t, 0.9, 0, next2, np.zeros(next2.n), next4, np.zeros(next4.n))
+
+
+def _coded(layers):
+    """Elias-Fano coded layers by age (the kernels' EFArrays; an empty code for a missing age):
+    the backward pass looks successors up in these, as run_backward does."""
+    import collections
+
+    import numpy as np
+    from strongsolve.games.g2048.run import encode_afterstates
+    empty = encode_afterstates(np.empty(0, np.uint64))[0].arrays
+    return collections.defaultdict(lambda: empty,
+                                   {n: encode_afterstates(ids)[0].arrays for n, ids in layers.items()})
 
 
 def window_bytes(ages, afterstates):
@@ -200,17 +213,17 @@ def work_backward(rows, cols, max_age, memory_limit=None, workdir=None):
     top = min(max_age + 4, last) if synthetic else last
     wall0 = time.perf_counter()
     layers = {L.age: L.afterstates for L in forward_layers(rows, cols, top)}
+    coded = _coded(layers)
     forward_wall = time.perf_counter() - wall0
     base = rss_bytes()
     t = tables(rows, cols)
-    empty = np.empty(0, np.uint64)
     values = {n: np.zeros(layers[n].size) for n in layers if synthetic and n > max_age}
     first = max_age if synthetic else last
     rec = {"ages": [], "afterstates": [], "wall_s": [], "cpu_s": []}
     wall0, cpu0 = time.perf_counter(), time.process_time()
     for n in range(first, 3, -2):
         w, c = time.perf_counter(), time.process_time()
-        next2, next4 = layers.get(n + 2, empty), layers.get(n + 4, empty)
+        next2, next4 = coded[n + 2], coded[n + 4]
         values[n] = afterstate_values(layers[n], t, 0.9, 0, next2, values.get(n + 2, np.empty(0)),
                                       next4, values.get(n + 4, np.empty(0)), memory_limit=memory_limit)
         values.pop(n + 4, None)
@@ -248,16 +261,16 @@ def work_jit():
     from strongsolve.games.g2048.board import tables
     from strongsolve.games.g2048.forward import forward_layers
     doc = {"import_s": time.perf_counter() - t}
-    empty = np.empty(0, np.uint64)
     for call in ("first", "second"):
         t = time.perf_counter()
         layers = {L.age: L.afterstates for L in forward_layers(2, 2, None)}
         doc[f"{call}_forward_s"] = time.perf_counter() - t
         t = time.perf_counter()
+        coded = _coded(layers)
         values = {}
         for n in sorted(layers, reverse=True):
-            values[n] = afterstate_values(layers[n], tables(2, 2), 0.9, 0, layers.get(n + 2, empty),
-                                          values.get(n + 2, np.empty(0)), layers.get(n + 4, empty),
+            values[n] = afterstate_values(layers[n], tables(2, 2), 0.9, 0, coded[n + 2],
+                                          values.get(n + 2, np.empty(0)), coded[n + 4],
                                           values.get(n + 4, np.empty(0)))
         doc[f"{call}_backward_s"] = time.perf_counter() - t
     return doc

@@ -1,12 +1,16 @@
-"""2048 rules kernel (board IDs, moves, symmetry, age, start) against the plain reference."""
+"""2048 rules kernel (board IDs, moves, symmetry, age, start) against the plain reference, and the
+layer look-ups of the backward pass."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 import naive
 from strongsolve.games.g2048 import board as fast
+from strongsolve.games.g2048.expand import layer_index_of_increasing
+from strongsolve.games.g2048.run import encode_afterstates
 
 # Fixed lines from shared/cases/cases.json "2048_moves" (source: the 2048 rules as implemented by
 # the original game and the 4x3 solution of Kaneko & Yamashita 2025).
@@ -205,3 +209,26 @@ def test_start_states_match_naive(rows, cols, p2):
     assert sorted(expected) == [int(i) for i in ids]
     for board_id, p in zip(ids, probs):
         assert abs(p - expected[int(board_id)]) < 1e-12
+
+
+@njit
+def look_up(layer, xs):
+    out = np.empty(xs.shape[0], np.int64)
+    layer_index_of_increasing(layer, xs, out)
+    return out
+
+
+@pytest.mark.parametrize("queries", ["dense", "sparse", "past_the_end"])
+def test_layer_look_ups_match_searchsorted(queries):
+    # the backward pass looks sorted batches up in a sorted array or an Elias-Fano layer
+    rng = np.random.default_rng(len(queries))
+    layer = np.unique(rng.integers(0, 1 << 40, 20_000).astype(np.uint64))
+    size = {"dense": 50_000, "sparse": 30, "past_the_end": 200}[queries]
+    xs = np.sort(np.concatenate([rng.choice(layer, size // 2),
+                                 rng.integers(0, 1 << 41 if queries == "past_the_end" else 1 << 40,
+                                              size - size // 2).astype(np.uint64)]))
+    rank = np.searchsorted(layer, xs)
+    hit = (rank < layer.size) & (layer[np.minimum(rank, layer.size - 1)] == xs)
+    expected = np.where(hit, rank, -1)
+    np.testing.assert_array_equal(look_up(layer, xs), expected)
+    np.testing.assert_array_equal(look_up(encode_afterstates(layer)[0].arrays, xs), expected)

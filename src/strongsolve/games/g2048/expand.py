@@ -116,8 +116,8 @@ def layer_size(layer):
 
 
 def layer_index_of_increasing(layer, xs, out):
-    """``out[t]`` = index of ``xs[t]`` in ``layer`` or -1, for non-decreasing ``xs`` (a binary search
-    each on a sorted array, one forward cursor pass on an Elias-Fano code)."""
+    """``out[t]`` = index of ``xs[t]`` in ``layer`` or -1, for non-decreasing ``xs`` (one forward
+    pass: galloping on a sorted array, a cursor on an Elias-Fano code)."""
     if isinstance(layer, np.ndarray):
         i = np.searchsorted(layer, xs)
         hit = (i < layer.shape[0]) & (layer[np.minimum(i, layer.shape[0] - 1)] == xs)
@@ -130,12 +130,25 @@ def layer_index_of_increasing(layer, xs, out):
 def _layer_index_of_increasing(layer, xs, out):
     if isinstance(layer, types.Array):
         def sorted_array(layer, xs, out):
-            # a binary search each: a merge walk would read the whole layer for every batch
+            # galloping from the previous query's place: a merge walk would read the whole layer
+            # for every batch, a binary search each would forget that the queries increase
             n = layer.shape[0]
-            found = np.searchsorted(layer, xs)
+            i = 0
             for t in range(xs.shape[0]):
-                i = found[t]
-                out[t] = i if i < n and layer[i] == xs[t] else -1
+                x = xs[t]
+                step = 1
+                while i + step <= n and layer[i + step - 1] < x:
+                    step *= 2
+                lo = i + step // 2
+                hi = min(i + step, n)
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if layer[mid] < x:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                i = lo
+                out[t] = i if i < n and layer[i] == x else -1
         return sorted_array
     return lambda layer, xs, out: ef_index_of_increasing(layer, xs, out)
 
@@ -197,8 +210,9 @@ def _resolve(layer, keys, which, tag, offset, reach, zero_index, out, successors
 
     The keys are sorted (radix) and their distinct values looked up in one forward pass over the
     layer (issue 8: sort-then-merge look-ups instead of a random search each; a chunk of 4x3
-    afterstates holds about twice as many candidates as distinct successors). The Bellman backup
-    then reads the successor values of the chunk gathered once, in increasing order."""
+    afterstates holds two to six times as many candidates as distinct successors, depending on
+    the age). The Bellman backup then reads the successor values of the chunk gathered once, in
+    increasing order."""
     sel = np.flatnonzero(which == tag)
     sub = keys[sel]
     order = radix_argsort(sub)
@@ -304,7 +318,6 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
         error = MISSING_SUCCESSOR
     return (node_ptr, out_prob, out_ptr, cand_reward[:c].copy(), cand_next, np.ones(c, np.float64),
             successors[:u].copy(), error)
-
 
 
 @njit

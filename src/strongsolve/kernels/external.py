@@ -49,7 +49,9 @@ class SortedRuns:
         self.spilled_runs = 0
 
     def add(self, ids):
-        """Add a chunk of IDs (uint64[N], any order, repeats allowed).
+        """Add a chunk of IDs (uint64[N], any order, repeats allowed), held as given until a spill
+        or the merge: its ``nbytes`` count toward the limit, so pass a compact array, not a view of
+        a larger buffer.
 
         Raises
         ------

@@ -153,4 +153,4 @@ def distinct(ids):
                 m += 1
                 break
             h = (h + np.uint64(1)) & mask
-    return out[:m]
+    return out[:m].copy()  # compact: SortedRuns counts what it holds by nbytes

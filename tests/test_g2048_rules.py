@@ -9,7 +9,7 @@ from numba import njit
 
 import naive
 from strongsolve.games.g2048 import board as fast
-from strongsolve.games.g2048.expand import layer_index_of_increasing
+from strongsolve.games.g2048.expand import has_tile, layer_index_of_increasing
 from strongsolve.games.g2048.run import encode_afterstates
 
 # Fixed lines from shared/cases/cases.json "2048_moves" (source: the 2048 rules as implemented by
@@ -75,11 +75,13 @@ SHAPES = [(r, c) for r in range(1, 5) for c in range(1, 5) if r * c >= 2]
 
 
 @st.composite
-def boards(draw, max_exponent=14):
-    """Random boards of 1..4 x 1..4 cells (not 1x1) with exponents 0 (empty) .. max_exponent."""
+def boards(draw, max_exponent=14, exponents=None):
+    """Random boards of 1..4 x 1..4 cells (not 1x1) with exponents 0 (empty) .. max_exponent, or
+    drawn from ``exponents``."""
     # 1x1 is no 2048 board (the start places two tiles), so the kernel rejects it.
     rows, cols = draw(st.sampled_from(SHAPES))
-    exponents = draw(st.lists(st.integers(0, max_exponent), min_size=rows * cols, max_size=rows * cols))
+    cell = st.sampled_from(exponents) if exponents else st.integers(0, max_exponent)
+    exponents = draw(st.lists(cell, min_size=rows * cols, max_size=rows * cols))
     values = [1 << e if e else 0 for e in exponents]
     return tuple(tuple(values[r * cols:(r + 1) * cols]) for r in range(rows))
 
@@ -155,7 +157,7 @@ def test_moves_after_spawn_match_naive(board, pick, tile):
     spawned = board[:r] + (board[r][:c] + (tile,) + board[r][c + 1:],) + board[r + 1:]
     _, _, line_result, line_reward, sym = fast.tables(rows, cols).kernel_args()
     moved = np.empty(4, np.uint64)
-    line_rewards = np.empty((4, max(rows, cols)), np.int64)
+    line_rewards = np.empty((4, fast.MAX_LINES), np.int64)
     a = np.uint64(fast.encode(board))
     cm = fast.base_moves(a, rows, cols, line_result, line_reward, sym, moved, line_rewards)
     out, rewards = np.empty(4, np.uint64), np.empty(4, np.int64)
@@ -167,6 +169,27 @@ def test_moves_after_spawn_match_naive(board, pick, tile):
             assert rewards[d] == -1  # the kernel's overflow mark
         else:
             assert (int(out[d]), int(rewards[d])) == (naive.board_id(new), reward)
+
+
+@property_settings
+@given(boards(exponents=[0, 14, 15]), st.sampled_from(naive.DIRECTIONS))
+def test_move_near_the_tile_cap_matches_naive(board, direction):
+    # the kernels flag an overflow per pair of directions (board._slide_lines): check each one
+    rows, cols = shape(board)
+    new, reward, changed = naive.move(board, direction)
+    index = fast.DIRECTIONS.index(direction)
+    if any(value > 32768 for row in new for value in row):
+        with pytest.raises(fast.TileOverflowError):
+            fast.move(fast.encode(board), index, rows, cols)
+    else:
+        assert fast.move(fast.encode(board), index, rows, cols) == (naive.board_id(new), reward, changed)
+
+
+@property_settings
+@given(boards(max_exponent=15), st.integers(1, 15))
+def test_has_tile_matches_naive(board, exponent):
+    largest = max(value for row in board for value in row)
+    assert has_tile(np.uint64(fast.encode(board)), exponent) == (largest >= 1 << exponent)
 
 
 @pytest.mark.parametrize("direction", naive.DIRECTIONS)

@@ -16,9 +16,15 @@ Conventions (../shared/DESIGN.md; Kaneko & Yamashita 2025, "Strongly Solving 204
 Moves go through precomputed line tables (one entry per possible line, 16^len entries); columns
 are turned into rows by byte tables (the board in column-major order), so all four moves of a board
 cost a few dozen table look-ups (issue 8: 2.2x faster than sliding each column cell by cell); the
-symmetry group goes through a row-reversal table (mirrors) and, for square boards, the same byte
-tables (the transpose). :class:`Tables` holds them; :func:`tables` builds and caches them per
-board shape.
+mirrors are masks and shifts, and for square boards the transpose goes through the same byte tables.
+:class:`Tables` holds them; :func:`tables` builds and caches them per board shape.
+
+The kernels loop over :data:`MAX_LINES` lines and all 8 bytes of an ID whatever the board's shape
+(lines and bytes a board lacks read as empty and change nothing), so LLVM unrolls the loops, and
+:func:`moves`, :func:`canonical_id` and the backward pass's move helpers are inlined into their
+callers (numba ``inline='always'``). Loops over the board's own sizes, known only at run time, and
+calls made the forward pass's moves and canonicalisations 2.7x slower (issue 8: 113 -> 42 ns per
+4x3 state).
 """
 
 from dataclasses import dataclass
@@ -33,6 +39,9 @@ DIRECTIONS = ("left", "right", "up", "down")
 
 MAX_EXPONENT = 15
 """4 bits per cell: the largest tile is 2^15 = 32768 (issue 2)."""
+
+MAX_LINES = 4
+"""Rows and columns of the largest board (issue 2): the kernels' loops run this many times."""
 
 
 class TileOverflowError(ValueError):
@@ -53,13 +62,17 @@ class Tables:
         the move, in the same order.
     line_reward : int32[4, 16**max(rows, cols)]
         The merge reward in points, or -1 when a merge would make a tile above 2^15.
-    row_reverse : uint16[16**cols]
-        Each row value with its cells in reverse order (the mirror left-right of one row).
-    to_cols : uint64[ceil(rows*cols/2), 256]
+    mirrors : uint64[2, 3, MAX_LINES]
+        The mirror left-right (``mirrors[0]``) and up-down (``mirrors[1]``) as masks and shifts:
+        ``mirrors[m, 0, j]`` selects column j (row j for up-down), which moves left by
+        ``mirrors[m, 1, j]`` bits and right by ``mirrors[m, 2, j]`` bits; zero for a line the
+        board lacks. The image is the OR over j.
+    to_cols : uint64[8, 256]
         For byte k of a board ID (cells 2k and 2k+1), those two cells moved to their place in the
         column-major ID (cell (r, c) in bits 4(c*rows + r)); a board's column-major ID is the OR
-        over its bytes. For a square board this is the transpose.
-    from_cols : uint64[ceil(rows*cols/2), 256]
+        over its bytes. For a square board this is the transpose. Rows of bytes past the board's
+        cells are zero.
+    from_cols : uint64[8, 256]
         The inverse: byte k of a column-major ID to its cells' place in the board ID.
     """
 
@@ -67,14 +80,14 @@ class Tables:
     cols: int
     line_result: np.ndarray
     line_reward: np.ndarray
-    row_reverse: np.ndarray
+    mirrors: np.ndarray
     to_cols: np.ndarray
     from_cols: np.ndarray
 
     @property
     def sym(self):
-        """The layout tables as the kernels take them: ``(row_reverse, to_cols, from_cols)``."""
-        return self.row_reverse, self.to_cols, self.from_cols
+        """The layout tables as the kernels take them: ``(mirrors, to_cols, from_cols)``."""
+        return self.mirrors, self.to_cols, self.from_cols
 
     @property
     def cells(self):
@@ -134,14 +147,19 @@ def _line_table(length, toward_start):
 
 
 def _layout_tables(rows, cols):
-    row_reverse = np.zeros(16 ** cols, np.uint16)
-    for line in range(16 ** cols):
-        row_reverse[line] = sum(((line >> (4 * k)) & 15) << (4 * (cols - 1 - k)) for k in range(cols))
+    mirrors = np.zeros((2, 3, MAX_LINES), np.uint64)
+    for j in range(cols):  # left-right: column j goes to column cols-1-j
+        shift = 4 * (cols - 1 - 2 * j)
+        mask = sum(15 << (4 * (r * cols + j)) for r in range(rows))
+        mirrors[0, :, j] = mask, max(shift, 0), max(-shift, 0)
+    for j in range(rows):  # up-down: row j goes to row rows-1-j
+        shift = 4 * cols * (rows - 1 - 2 * j)
+        mask = ((1 << (4 * cols)) - 1) << (4 * cols * j)
+        mirrors[1, :, j] = mask, max(shift, 0), max(-shift, 0)
     cells = rows * cols
-    nbytes = (cells + 1) // 2
-    to_cols = np.zeros((nbytes, 256), np.uint64)
-    from_cols = np.zeros((nbytes, 256), np.uint64)
-    for k in range(nbytes):
+    to_cols = np.zeros((8, 256), np.uint64)
+    from_cols = np.zeros((8, 256), np.uint64)
+    for k in range((cells + 1) // 2):
         for v in range(256):
             for half, cell in ((0, 2 * k), (1, 2 * k + 1)):
                 e = (v >> (4 * half)) & 15
@@ -150,7 +168,7 @@ def _layout_tables(rows, cols):
                     to_cols[k, v] |= e << (4 * (c * rows + r))
                     c, r = divmod(cell, rows)  # column-major cell -> its row-major place
                     from_cols[k, v] |= e << (4 * (r * cols + c))
-    return row_reverse, to_cols, from_cols
+    return mirrors, to_cols, from_cols
 
 
 @lru_cache(maxsize=None)
@@ -187,12 +205,12 @@ _U0 = np.uint64(0)
 def _bytes_map(x, table):
     """OR of ``table[k, byte k of x]`` over the bytes of ``x``: moves each cell by a byte table."""
     out = _U0
-    for k in range(table.shape[0]):
+    for k in range(8):
         out |= table[k, (x >> np.uint64(8 * k)) & np.uint64(255)]
     return out
 
 
-@njit
+@njit(inline='always')
 def moves(b, rows, cols, line_result, line_reward, sym, out, rewards):
     """Apply the four moves to board ``b``.
 
@@ -202,46 +220,48 @@ def moves(b, rows, cols, line_result, line_reward, sym, out, rewards):
     the column-major ID (``sym`` = :attr:`Tables.sym`), moved the same way and mapped back.
     """
     _, to_cols, from_cols = sym
-    left, right, r_left, r_right = _slide_lines(b, rows, cols, 0, line_result, line_reward)
-    up, down, r_up, r_down = _slide_lines(_bytes_map(b, to_cols), cols, rows, 2, line_result,
-                                          line_reward)
-    out[0] = left
-    out[1] = right
+    out[0], out[1], rewards[0], rewards[1] = _slide_lines(b, cols, 0, line_result, line_reward)
+    up, down, rewards[2], rewards[3] = _slide_lines(_bytes_map(b, to_cols), rows, 2, line_result,
+                                                    line_reward)
     out[2] = _bytes_map(up, from_cols)
     out[3] = _bytes_map(down, from_cols)
-    rewards[0] = r_left
-    rewards[1] = r_right
-    rewards[2] = r_up
-    rewards[3] = r_down
 
 
 @njit
-def _slide_lines(x, n_lines, length, d, line_result, line_reward):
-    """Move the ``n_lines`` lines of ``length`` cells packed in ``x`` by directions ``d`` and
-    ``d + 1`` (toward the start and toward the end of each line). Returns both results and both
-    rewards (-1 on overflow)."""
+def _slide_lines(x, length, d, line_result, line_reward):
+    """Move the lines of ``length`` cells packed in ``x`` by directions ``d`` and ``d + 1`` (toward
+    the start and toward the end of each line). Returns both results and both rewards.
+
+    A line overflows (a merge above 2^15) in one direction iff it does in the other (it holds two
+    2^15 tiles with no other tile between them, and either direction merges a pair of them), so
+    both rewards are -1 as soon as one line's are."""
     mask = (np.uint64(1) << np.uint64(4 * length)) - np.uint64(1)
     first = _U0
     second = _U0
     r_first = 0
     r_second = 0
-    for k in range(n_lines):
+    worst = 0
+    for k in range(MAX_LINES):
         shift = np.uint64(4 * k * length)
         line = (x >> shift) & mask
         first |= np.uint64(line_result[d, line]) << shift
         second |= np.uint64(line_result[d + 1, line]) << shift
-        r_first = _add_reward(r_first, line_reward[d, line])
-        r_second = _add_reward(r_second, line_reward[d + 1, line])
+        r_first += line_reward[d, line]
+        r_second += line_reward[d + 1, line]
+        worst = min(worst, line_reward[d, line])
+    if worst < 0:
+        return first, second, -1, -1
     return first, second, r_first, r_second
 
 
-@njit
+@njit(inline='always')
 def base_moves(a, rows, cols, line_result, line_reward, sym, moved, line_rewards):
     """The four moves of board ``a`` kept line by line, for :func:`moves_after_spawn`.
 
     Writes ``moved[d]`` (uint64[4], the board after move d, as :func:`moves`) and
-    ``line_rewards[d, k]`` (int64[4, max(rows, cols)], the merge points of line k: row k for left
-    and right, column k for up and down; -1 on overflow). Returns the column-major ID of ``a``.
+    ``line_rewards[d, k]`` (int64[4, MAX_LINES], the merge points of line k: row k for left and
+    right, column k for up and down; -1 on overflow; 0 for a line the board lacks). Returns the
+    column-major ID of ``a``.
     """
     _, to_cols, from_cols = sym
     rmask = (np.uint64(1) << np.uint64(4 * cols)) - np.uint64(1)
@@ -250,14 +270,14 @@ def base_moves(a, rows, cols, line_result, line_reward, sym, moved, line_rewards
     moved[:] = _U0
     up = _U0
     down = _U0
-    for k in range(rows):
+    for k in range(MAX_LINES):
         shift = np.uint64(4 * k * cols)
         line = (a >> shift) & rmask
         moved[0] |= np.uint64(line_result[0, line]) << shift
         moved[1] |= np.uint64(line_result[1, line]) << shift
         line_rewards[0, k] = line_reward[0, line]
         line_rewards[1, k] = line_reward[1, line]
-    for k in range(cols):
+    for k in range(MAX_LINES):
         shift = np.uint64(4 * k * rows)
         line = (cm >> shift) & cmask
         up |= np.uint64(line_result[2, line]) << shift
@@ -269,7 +289,7 @@ def base_moves(a, rows, cols, line_result, line_reward, sym, moved, line_rewards
     return cm
 
 
-@njit
+@njit(inline='always')
 def moves_after_spawn(a, cm, moved, line_rewards, cell, exponent, rows, cols, line_result,
                       line_reward, out, rewards):
     """:func:`moves` of ``a`` with tile 2^exponent spawned on the empty ``cell``, from the moves of
@@ -287,22 +307,23 @@ def moves_after_spawn(a, cm, moved, line_rewards, cell, exponent, rows, cols, li
     col = ((cm >> col_shift) & cmask) | (e << np.uint64(4 * r))
     for d in range(2):
         out[d] = (moved[d] & ~(rmask << row_shift)) | (np.uint64(line_result[d, row]) << row_shift)
-        rewards[d] = _replaced_total(line_rewards[d], rows, r, line_reward[d, row])
+        rewards[d] = _replaced_total(line_rewards[d], r, line_reward[d, row])
     for d in range(2, 4):
         result = np.uint64(line_result[d, col])
         board = moved[d]
-        for j in range(rows):  # cell j of the column is cell (j, c) of the board
+        for j in range(MAX_LINES):  # cell j of the column is cell (j, c) of the board (if any)
             place = np.uint64(4 * (j * cols + c))
             board = (board & ~(_U15 << place)) | (((result >> np.uint64(4 * j)) & _U15) << place)
         out[d] = board
-        rewards[d] = _replaced_total(line_rewards[d], cols, c, line_reward[d, col])
+        rewards[d] = _replaced_total(line_rewards[d], c, line_reward[d, col])
 
 
 @njit
-def _replaced_total(line_rewards, n_lines, k, new):
-    """Total reward of ``n_lines`` lines with line ``k``'s reward replaced by ``new``."""
+def _replaced_total(line_rewards, k, new):
+    """Total reward of the lines (``line_rewards``, int64[MAX_LINES]) with line ``k``'s reward
+    replaced by ``new``."""
     total = 0
-    for j in range(n_lines):
+    for j in range(MAX_LINES):
         total = _add_reward(total, new if j == k else line_rewards[j])
     return total
 
@@ -316,31 +337,30 @@ def _add_reward(total, line):
 
 
 @njit
-def _rectangle_min(x, rows, cols, row_reverse):
-    """Minimum of ``x`` and its images under the two mirrors and the rotation by 180 degrees: a
-    mirror left-right reverses each row (one table look-up per row); a mirror up-down reorders rows."""
-    mask = (np.uint64(1) << np.uint64(4 * cols)) - np.uint64(1)
-    h = _U0
-    v = _U0
-    hv = _U0
-    for r in range(rows):
-        line = (x >> np.uint64(4 * r * cols)) & mask
-        rev = np.uint64(row_reverse[line])
-        h |= rev << np.uint64(4 * r * cols)
-        v |= line << np.uint64(4 * (rows - 1 - r) * cols)
-        hv |= rev << np.uint64(4 * (rows - 1 - r) * cols)
-    return min(min(x, h), min(v, hv))
+def _mirror(x, mirrors, m):
+    """Image of ``x`` under mirror ``m`` (0 left-right, 1 up-down; ``mirrors`` =
+    :attr:`Tables.mirrors`)."""
+    out = _U0
+    for j in range(MAX_LINES):
+        out |= ((x & mirrors[m, 0, j]) << mirrors[m, 1, j]) >> mirrors[m, 2, j]
+    return out
 
 
 @njit
+def _rectangle_min(x, mirrors):
+    """Minimum of ``x`` and its images under the two mirrors and the rotation by 180 degrees."""
+    h = _mirror(x, mirrors, 0)
+    return min(min(x, h), min(_mirror(x, mirrors, 1), _mirror(h, mirrors, 1)))
+
+
+@njit(inline='always')
 def canonical_id(b, rows, cols, sym):
     """Minimum of the board's images under its symmetry group (``sym`` = :attr:`Tables.sym`): the
     rectangle group of ``b``, and for a square board also that of its transpose."""
-    row_reverse, transpose, _ = sym  # square board: column-major = transpose
-    best = _rectangle_min(b, rows, cols, row_reverse)
-    if rows == cols:
-        best = min(best, _rectangle_min(_bytes_map(b, transpose), rows, cols, row_reverse))
-    return best
+    mirrors, transpose, _ = sym  # square board: column-major = transpose
+    if rows != cols:
+        return _rectangle_min(b, mirrors)
+    return min(_rectangle_min(b, mirrors), _rectangle_min(_bytes_map(b, transpose), mirrors))
 
 
 @njit

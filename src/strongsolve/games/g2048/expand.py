@@ -18,7 +18,7 @@ from numba.extending import overload
 from ...codecs.eliasfano import ef_index_of_increasing
 from ...kernels.options import njit
 from ...kernels.sort import radix_argsort
-from .board import base_moves, canonical_id, count_empty, moves, moves_after_spawn
+from .board import MAX_LINES, base_moves, canonical_id, count_empty, moves, moves_after_spawn
 
 _U15 = np.uint64(15)
 
@@ -28,13 +28,21 @@ OVERFLOW = 1
 MISSING_SUCCESSOR = 2
 
 
+_NIBBLES_LOW = np.uint64(0x0F0F0F0F0F0F0F0F)
+_BYTES_ONE = np.uint64(0x0101010101010101)
+_BYTES_CARRY = np.uint64(0x1010101010101010)
+
+
 @njit
-def has_tile(b, cells, exponent):
-    """True if board ``b`` holds a tile of 2^exponent or more."""
-    for i in range(cells):
-        if ((b >> np.uint64(4 * i)) & _U15) >= exponent:
-            return True
-    return False
+def has_tile(b, exponent):
+    """True if board ``b`` holds a tile of 2^exponent or more (``exponent`` in 1..15).
+
+    Branch-free: the even and the odd cells go to one byte each, and ``cell + 16 - exponent``
+    carries into bit 4 of its byte iff ``cell >= exponent``."""
+    add = np.uint64(16 - exponent) * _BYTES_ONE
+    even = b & _NIBBLES_LOW
+    odd = (b >> np.uint64(4)) & _NIBBLES_LOW
+    return (((even + add) | (odd + add)) & _BYTES_CARRY) != 0
 
 
 @njit
@@ -102,11 +110,17 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
                 error = OVERFLOW
             elif after[d] != s:
                 any_legal = True
-                if target_exp == 0 or not has_tile(after[d], rows * cols, target_exp):
-                    out[m] = canonical_id(after[d], rows, cols, sym)
-                    m += 1
+                out[m] = canonical_id(after[d], rows, cols, sym)
+                m += 1
         if not any_legal:
             terminal += 1
+    if target_exp > 0:  # apart from the hot loop above, which it slowed down by a third
+        kept = 0
+        for j in range(m):
+            if not has_tile(out[j], target_exp):
+                out[kept] = out[j]
+                kept += 1
+        m = kept
     return out[:m], terminal, error
 
 
@@ -174,7 +188,7 @@ def _state_keys(s, rows, cols, line_result, line_reward, sym, target_exp, after,
     return _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys)
 
 
-@njit
+@njit(inline='always')
 def _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys):
     """:func:`_state_keys` given the four moves of ``s`` (``after``, ``rewards`` as written by
     :func:`board.moves`; ``rewards`` is overwritten)."""
@@ -187,7 +201,7 @@ def _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys):
         if t == s:
             continue
         if target_exp > 0:
-            if has_tile(t, rows * cols, target_exp):
+            if has_tile(t, target_exp):
                 rewards[m] = 1
                 keys[m] = _REACHED
                 m += 1
@@ -280,7 +294,7 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     rewards = np.empty(4, np.int64)
     keys = np.empty(4, np.uint64)
     moved = np.empty(4, np.uint64)
-    line_rewards = np.empty((4, max(rows, cols)), np.int64)
+    line_rewards = np.empty((4, MAX_LINES), np.int64)
     c = 0
     for k in range(n):
         a = afterstates[k]

@@ -88,10 +88,10 @@ def _ages_and_largest(boards, cells):
 
 
 @njit
-def _reached(boards, cells, target_exp):
+def _reached(boards, target_exp):
     out = np.zeros(boards.shape[0], np.bool_)
     for k in range(boards.shape[0]):
-        out[k] = has_tile(boards[k], cells, target_exp)
+        out[k] = has_tile(boards[k], target_exp)
     return out
 
 
@@ -193,7 +193,7 @@ def play(solution, games, seed, progress=False):
             points[at] += reward
             end = best < 0
             if run.target_exp:
-                hit = _reached(after, cells, run.target_exp) & ~end
+                hit = _reached(after, run.target_exp) & ~end
                 reached[at[hit]] = True
                 end |= hit
             boards[at[end]] = after[end]

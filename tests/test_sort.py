@@ -1,11 +1,12 @@
-"""kernels.sort: sort_unique (radix sort + dedup) and radix_argsort against numpy; distinct (hash set)."""
+"""kernels.sort: sort_unique (radix sort + dedup), radix_argsort and merge_unique against numpy;
+distinct (hash set)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from strongsolve.kernels.sort import RADIX_MIN, distinct, radix_argsort, sort_unique
+from strongsolve.kernels.sort import RADIX_MIN, distinct, merge_unique, radix_argsort, sort_unique
 
 
 @pytest.mark.parametrize("n", [0, 1, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 70_000])
@@ -56,3 +57,19 @@ def test_distinct_random_bit_patterns(values, repeat_bits):
     # values folded onto few distinct ones so that collisions and repeats both happen
     ids = np.array(values, np.uint64) >> np.uint64(repeat_bits * 10)
     np.testing.assert_array_equal(distinct(ids), first_occurrences(ids))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 2**64 - 1), max_size=300), max_size=9), st.integers(0, 60))
+def test_merge_unique_is_the_union(runs, shift):
+    # shifted down so that runs share values (ties advance both sides of a merge)
+    runs = [np.unique(np.array(r, np.uint64) >> np.uint64(shift)) for r in runs]
+    expected = np.unique(np.concatenate(runs)) if runs else np.empty(0, np.uint64)
+    out = merge_unique(runs)
+    assert out.dtype == np.uint64
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_merge_unique_rejects_other_dtypes():
+    with pytest.raises(TypeError, match="uint64"):
+        merge_unique([np.arange(5, dtype=np.uint64), np.arange(5, dtype=np.int64)])

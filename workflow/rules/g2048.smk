@@ -5,7 +5,7 @@
 
 G2048_ARGS = (f"{G2048_DIR} --rows {G['rows']} --cols {G['cols']} --p2 {G['spawn']['p2']!r} "
               f"--target-tile {G2048_RUN.target_tile}")
-G2048_STAGE_ARGS = f"--chunk {config['dask']['chunk']}" + (
+G2048_STAGE_ARGS = (f"--chunk {config['dask']['chunk']}" if config["dask"]["chunk"] else "") + (
     f" --memory-limit {config['memory_limit']}" if config["memory_limit"] else "") + (
     f" --scheduler-address {config['dask']['scheduler_address']}" if config["dask"]["scheduler_address"] else "")
 # With a memory_limit, glibc must give freed arrays back at once: its mmap threshold otherwise grows

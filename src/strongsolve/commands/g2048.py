@@ -14,7 +14,8 @@ def _add_run_args(p):
 
 
 def _add_stage_args(p):
-    p.add_argument("--chunk", type=int, default=1 << 14, help="layer positions per dask task")
+    p.add_argument("--chunk", type=int, default=None,
+                   help="layer positions per dask task (default: the stage's own, issue 8)")
     p.add_argument("--scheduler-address", default=None,
                    help="dask.distributed scheduler to run the chunks on (default: local threads)")
     p.add_argument("--memory-limit", type=int, default=None,
@@ -41,7 +42,10 @@ def _run(args):
 def _stage_options(args):
     """Chunking, memory limit and dask client of a stage (the client is made here, by the caller)."""
     from ..parallel import client_for
-    return {"chunk": args.chunk, "client": client_for(args.scheduler_address)}
+    options = {"client": client_for(args.scheduler_address)}
+    if args.chunk is not None:
+        options["chunk"] = args.chunk
+    return options
 
 
 def _forward(args):

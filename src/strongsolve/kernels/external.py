@@ -3,19 +3,19 @@
 The forward pass produces a layer's IDs chunk by chunk. :class:`SortedRuns` keeps the chunks as
 they come (unsorted: sorting each chunk and then their union would sort every ID twice) until they
 hold an eighth of ``memory_limit``, then sorts them into one unique run and spills it to disk (raw
-little-endian uint64). :meth:`SortedRuns.merged` streams the sorted
-unique union as blocks by a k-way merge over the runs, read window by window: each block takes, from
-every run, the values up to a bound chosen so that no run contributes more than its share, so a block
-never exceeds the block size. The runs are read with plain file reads, not memory-mapped, since the
-pages of a mapping count in the process's resident memory until it is closed.
-The result is the same set in the same order whatever the chunking or the limit (determinism).
+little-endian uint64). :meth:`SortedRuns.merged` streams the sorted unique union as blocks by a
+k-way merge over the runs (:func:`strongsolve.kernels.sort.merge_unique`), read window by window:
+each block takes, from every run, the values up to a bound chosen so that no run contributes more
+than its share, so a block never exceeds the block size. The runs are read with plain file reads,
+not memory-mapped, since the pages of a mapping count in the process's resident memory until it is
+closed. The result is the same set in the same order whatever the chunking or the limit (determinism).
 
 Memory (issue 4: the process, not only the runs, stays within ``memory_limit`` on top of the layer
 window): sorting a run costs about four times its size at the moment of the sort (the
 concatenation, the radix sort's two buffers, the deduplicated copy). So the runs held are at most
 ``memory_limit / 8`` (their spill sort peaks at half the limit) and a merged block at most
-``memory_limit / 16`` (a quarter of the limit while it is built), which leaves room for a second
-SortedRuns and the tasks in flight.
+``memory_limit / 16`` (its windows and the pairwise merges' outputs, about three times its size
+while it is built), which leaves room for a second SortedRuns and the tasks in flight.
 """
 
 import shutil
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .sort import sort_unique
+from .sort import merge_unique, sort_unique
 
 
 class SortedRuns:
@@ -109,7 +109,7 @@ class SortedRuns:
                 parts.append(window[:end])
                 pos[k] += end
             del windows
-            yield sort_unique(np.concatenate(parts))
+            yield merge_unique(parts)
 
     def union(self):
         """The whole sorted unique union as one uint64 array.

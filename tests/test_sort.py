@@ -16,6 +16,7 @@ def test_sort_unique_matches_numpy(n, high):
     out = sort_unique(ids)
     assert out.dtype == np.uint64
     np.testing.assert_array_equal(out, np.unique(ids))
+    np.testing.assert_array_equal(sort_unique(ids, compact=False), out)
 
 
 @settings(max_examples=60, deadline=None)

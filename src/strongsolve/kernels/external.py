@@ -68,7 +68,7 @@ class SortedRuns:
     def _spill(self):
         if self._dir is None:
             raise ValueError("memory_limit is set but no spill directory was given")
-        run = sort_unique(np.concatenate(self._mem))
+        run = sort_unique(np.concatenate(self._mem), compact=False)
         self._dir.mkdir(parents=True, exist_ok=True)
         path = self._dir / f"run_{len(self._files):05d}.bin"
         run.astype("<u8", copy=False).tofile(path)

@@ -82,7 +82,7 @@ def _drop_repeats(a):
     return m
 
 
-def sort_unique(ids):
+def sort_unique(ids, compact=True):
     """Sorted unique copy of a uint64 array.
 
     Radix sort (module docstring) followed by a numba pass dropping repeats; several times faster
@@ -91,6 +91,9 @@ def sort_unique(ids):
     Parameters
     ----------
     ids : uint64[N]
+    compact : bool
+        False: return a view of the sort's buffer (sized N), for a result written out and dropped
+        at once (a spilled run), which saves a copy.
 
     Returns
     -------
@@ -105,7 +108,8 @@ def sort_unique(ids):
         raise TypeError(f"sort_unique needs uint64 IDs, got {ids.dtype}")
     a = (_radix(np.ascontiguousarray(ids), np.empty(0, np.int64))[0] if ids.shape[0] >= RADIX_MIN
          else np.sort(ids))
-    return a[:_drop_repeats(a)].copy()
+    a = a[:_drop_repeats(a)]
+    return a.copy() if compact else a
 
 
 @njit

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from strongsolve.kernels.sort import RADIX_MIN, distinct, merge_unique, radix_argsort, sort_unique
+from strongsolve.kernels.sort import (RADIX_MIN, distinct, distinct_index, merge_unique, radix_argsort,
+                                     sort_unique)
 
 
 @pytest.mark.parametrize("n", [0, 1, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 70_000])
@@ -51,6 +52,9 @@ def test_distinct_keeps_first_occurrences(n):
     if n > 1:
         ids[rng.integers(0, n, 3)] = 0  # 0 is the table's free marker, handled apart
     np.testing.assert_array_equal(distinct(ids), first_occurrences(ids))
+    values, index = distinct_index(ids)
+    np.testing.assert_array_equal(values, first_occurrences(ids))
+    np.testing.assert_array_equal(values[index], ids)
 
 
 @given(st.lists(st.integers(0, 2**64 - 1), max_size=500), st.integers(0, 6))
@@ -58,6 +62,10 @@ def test_distinct_random_bit_patterns(values, repeat_bits):
     # values folded onto few distinct ones so that collisions and repeats both happen
     ids = np.array(values, np.uint64) >> np.uint64(repeat_bits * 10)
     np.testing.assert_array_equal(distinct(ids), first_occurrences(ids))
+    values, index = distinct_index(ids)
+    np.testing.assert_array_equal(values, first_occurrences(ids))
+    assert index.dtype == np.int64
+    np.testing.assert_array_equal(values[index], ids)
 
 
 @settings(max_examples=100, deadline=None)

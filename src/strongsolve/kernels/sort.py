@@ -188,23 +188,43 @@ def distinct(ids):
     -------
     uint64[M], M <= N
     """
+    return _hash_distinct(ids, False)[0].copy()  # compact: SortedRuns counts what it holds by nbytes
+
+
+@njit
+def distinct_index(ids):
+    """:func:`distinct` and where each ID went: ``(values, index)`` with ``values`` (uint64[M]) the
+    distinct values in order of first occurrence and ``index`` (int64[N]) such that
+    ``values[index] == ids``.
+
+    The backward pass numbers a chunk's successors this way, then sorts only the distinct ones for
+    their look-ups (issue 8: on 4x3, 13.8 candidate moves per afterstate, 7.2 distinct)."""
+    return _hash_distinct(ids, True)
+
+
+@njit
+def _hash_distinct(ids, with_index):
     n = ids.shape[0]
     bits = 1
     while (1 << bits) < 2 * n:
         bits += 1
     table = np.zeros(1 << bits, np.uint64)  # 0 marks a free slot; the value 0 is tracked apart
+    number = np.empty((1 << bits) if with_index else 0, np.int64)  # distinct number of a slot
+    index = np.empty(n if with_index else 0, np.int64)
     mask = np.uint64((1 << bits) - 1)
     shift = np.uint64(64 - bits)
     out = np.empty(n, np.uint64)
     m = 0
-    seen_zero = False
+    zero_at = -1
     for i in range(n):
         x = ids[i]
         if x == 0:
-            if not seen_zero:
-                seen_zero = True
+            if zero_at < 0:
+                zero_at = m
                 out[m] = x
                 m += 1
+            if with_index:
+                index[i] = zero_at
             continue
         h = (x * _GOLDEN) >> shift
         while True:
@@ -213,8 +233,12 @@ def distinct(ids):
                 break
             if y == 0:
                 table[h] = x
+                if with_index:
+                    number[h] = m
                 out[m] = x
                 m += 1
                 break
             h = (h + np.uint64(1)) & mask
-    return out[:m].copy()  # compact: SortedRuns counts what it holds by nbytes
+        if with_index:
+            index[i] = number[h]
+    return out[:m], index

@@ -26,7 +26,11 @@ from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
 from .run import decode_all
 
-DEFAULT_CHUNK = 1 << 13  # afterstates per parallel task: bounds each CSR expansion to ~10 MB
+# afterstates per parallel task: the bigger the chunk, the fewer distinct successors per afterstate
+# to look up (4x3 age 110: 7.2 with 8192, 5.9 with 32768), until the chunk's arrays leave the
+# caches (1250, 1060 and 1250 ns per afterstate with 8192, 32768, 65536; issue 8). Its CSR
+# expansion and look-ups take about 70 MB.
+DEFAULT_CHUNK = 1 << 15
 
 
 def _raise_for(error, what):
@@ -41,11 +45,11 @@ def _raise_for(error, what):
 def expansion_bytes(tables):
     """Upper bound of the CSR expansion's bytes per afterstate: two spawns per empty cell (at most
     cells - 1), each an outcome (8 + 8 + 8 bytes with the best-move slot) with up to 4 candidates
-    of about 128 bytes each (reward, key, layer tag, successor index and sign, plus the sorted
-    look-up's permutation, radix buffers and distinct keys, and the gathered successor indices and
-    values; expand._resolve)."""
+    of about 208 bytes each (reward, key, layer tag, successor index and sign, their copies, the
+    look-up's hash set (up to 64 bytes), numbering, sorted distinct keys and permutation, and the
+    gathered successor indices and values; expand._resolve)."""
     outcomes = 2 * (tables.cells - 1)
-    return outcomes * (24 + 4 * 128) + 16
+    return outcomes * (24 + 4 * 208) + 16
 
 
 def _backup_task(ids, p2, kernel_args, target_exp, next2, next4, next_value):

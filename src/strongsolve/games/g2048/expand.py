@@ -17,7 +17,7 @@ from numba.extending import overload
 
 from ...codecs.eliasfano import ef_index_of_increasing
 from ...kernels.options import njit
-from ...kernels.sort import radix_argsort
+from ...kernels.sort import distinct_index, radix_argsort
 from .board import MAX_LINES, base_moves, canonical_id, count_empty, moves, moves_after_spawn
 
 _U15 = np.uint64(15)
@@ -222,22 +222,20 @@ def _resolve(layer, keys, which, tag, offset, reach, zero_index, out, successors
     (``zero_index`` for :data:`_REACHED` when ``reach``, -1 when absent). Returns the next free
     local index.
 
-    The keys are sorted (radix) and their distinct values looked up in one forward pass over the
-    layer (issue 8: sort-then-merge look-ups instead of a random search each; a chunk of 4x3
+    The keys' distinct values (hash set) are sorted (radix) and looked up in one forward pass over
+    the layer (issue 8: sort-then-merge look-ups instead of a random search each; a chunk of 4x3
     afterstates holds two to six times as many candidates as distinct successors, depending on
-    the age). The Bellman backup then reads the successor values of the chunk gathered once, in
-    increasing order."""
+    the age, and hashing the candidates is cheaper than sorting them all). The Bellman backup then
+    reads the successor values of the chunk gathered once, in increasing order."""
     sel = np.flatnonzero(which == tag)
-    sub = keys[sel]
-    order = radix_argsort(sub)
-    distinct = np.empty(order.shape[0], np.uint64)
-    u = 0
-    for j in range(order.shape[0]):
-        k = sub[order[j]]
-        if u == 0 or k != distinct[u - 1]:
-            distinct[u] = k
-            u += 1
-        out[sel[order[j]]] = base + u - 1
+    values, index = distinct_index(keys[sel])
+    order = radix_argsort(values)
+    u = values.shape[0]
+    distinct = values[order]
+    rank = np.empty(u, np.int64)
+    rank[order] = np.arange(base, base + u)
+    for j in range(sel.shape[0]):
+        out[sel[j]] = rank[index[j]]
     found = successors[base:base + u]
     layer_index_of_increasing(layer, distinct[:u], found)
     for g in range(u):

@@ -12,7 +12,7 @@ Stages (``--stages``, comma-separated; default all):
 
 - ``forward``   ``forward.forward_layers`` in memory: ages, states, afterstates; states/s.
 - ``backward``  ``backward.afterstate_values`` on every layer from the highest age down, looking the
-  successors up in Elias-Fano coded layers as ``run_backward`` does; afterstates/s.
+  successors up in the decoded (sorted) layers as ``run_backward`` does; afterstates/s.
   Boards solved to their last age use the real successor values. A board capped by ``--max-age-4x3``
   cannot be solved exactly (values need every later age), so it is a **throughput measurement**:
   the layers of ages ``<= max_age`` are backed up from synthetic successor values (zeros) for the
@@ -147,22 +147,20 @@ def _warm():
     from strongsolve.games.g2048.forward import forward_layers
     layers = {L.age: L.afterstates for L in forward_layers(2, 2, None)}
     t = tables(2, 2)
-    coded = _coded(layers)
+    window = _window(layers)
     for n in sorted(layers, reverse=True):
-        next2, next4 = coded[n + 2], coded[n + 4]
-        afterstate_values(layers[n], t, 0.9, 0, next2, np.zeros(next2.n), next4, np.zeros(next4.n))
+        next2, next4 = window[n + 2], window[n + 4]
+        afterstate_values(layers[n], t, 0.9, 0, next2, np.zeros(next2.size), next4, np.zeros(next4.size))
 
 
-def _coded(layers):
-    """Elias-Fano coded layers by age (the kernels' EFArrays; an empty code for a missing age):
-    the backward pass looks successors up in these, as run_backward does."""
+def _window(layers):
+    """The layers by age, an empty one for a missing age: the backward pass looks successors up in
+    the decoded (sorted) layers, as run_backward does."""
     import collections
 
     import numpy as np
-    from strongsolve.games.g2048.run import encode_afterstates
-    empty = encode_afterstates(np.empty(0, np.uint64))[0].arrays
-    return collections.defaultdict(lambda: empty,
-                                   {n: encode_afterstates(ids)[0].arrays for n, ids in layers.items()})
+    empty = np.empty(0, np.uint64)
+    return collections.defaultdict(lambda: empty, layers)
 
 
 def window_bytes(ages, afterstates):
@@ -213,7 +211,7 @@ def work_backward(rows, cols, max_age, memory_limit=None, workdir=None):
     top = min(max_age + 4, last) if synthetic else last
     wall0 = time.perf_counter()
     layers = {L.age: L.afterstates for L in forward_layers(rows, cols, top)}
-    coded = _coded(layers)
+    window = _window(layers)
     forward_wall = time.perf_counter() - wall0
     base = rss_bytes()
     t = tables(rows, cols)
@@ -223,7 +221,7 @@ def work_backward(rows, cols, max_age, memory_limit=None, workdir=None):
     wall0, cpu0 = time.perf_counter(), time.process_time()
     for n in range(first, 3, -2):
         w, c = time.perf_counter(), time.process_time()
-        next2, next4 = coded[n + 2], coded[n + 4]
+        next2, next4 = window[n + 2], window[n + 4]
         values[n] = afterstate_values(layers[n], t, 0.9, 0, next2, values.get(n + 2, np.empty(0)),
                                       next4, values.get(n + 4, np.empty(0)), memory_limit=memory_limit)
         values.pop(n + 4, None)
@@ -266,11 +264,11 @@ def work_jit():
         layers = {L.age: L.afterstates for L in forward_layers(2, 2, None)}
         doc[f"{call}_forward_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        coded = _coded(layers)
+        window = _window(layers)
         values = {}
         for n in sorted(layers, reverse=True):
-            values[n] = afterstate_values(layers[n], tables(2, 2), 0.9, 0, coded[n + 2],
-                                          values.get(n + 2, np.empty(0)), coded[n + 4],
+            values[n] = afterstate_values(layers[n], tables(2, 2), 0.9, 0, window[n + 2],
+                                          values.get(n + 2, np.empty(0)), window[n + 4],
                                           values.get(n + 4, np.empty(0)))
         doc[f"{call}_backward_s"] = time.perf_counter() - t
     return doc

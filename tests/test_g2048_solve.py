@@ -5,6 +5,7 @@ import json
 import os
 import random
 
+import numpy as np
 import pytest
 
 import naive
@@ -133,3 +134,25 @@ def test_spawn_of_one_kind_matches_naive(p2, tmp_path):
     assert info["num_states"] == sum(c[0] for c in counts.values())
     assert info["num_afterstates"] == sum(c[1] for c in counts.values())
     assert close(info["expected_score"], naive.solve(2, 3, p2).expected_score)
+
+
+def test_backups_look_successors_up_in_decoded_or_coded_layers():
+    # run_backward looks successors up in decoded layers (sorted arrays); the kernels take Elias-Fano
+    # coded layers as well (afterstate_values): both must give the same values, bit for bit
+    from strongsolve.games.g2048.backward import afterstate_values
+    from strongsolve.games.g2048.board import tables
+    from strongsolve.games.g2048.forward import forward_layers
+    from strongsolve.games.g2048.run import encode_afterstates
+
+    layers = {layer.age: layer.afterstates for layer in forward_layers(2, 3, None)}
+    empty = np.empty(0, np.uint64)
+    as_given = {"decoded": lambda ids: ids, "coded": lambda ids: encode_afterstates(ids)[0].arrays}
+    values = {kind: {} for kind in as_given}
+    for n in sorted(layers, reverse=True):
+        for kind, v in values.items():
+            nxt2, nxt4 = (as_given[kind](layers.get(n + k, empty)) for k in (2, 4))
+            v[n] = afterstate_values(layers[n], tables(2, 3), 0.9, 0, nxt2, v.get(n + 2, np.empty(0)),
+                                     nxt4, v.get(n + 4, np.empty(0)), chunk=7)
+    for n in layers:
+        np.testing.assert_array_equal(values["coded"][n], values["decoded"][n])
+    assert max(v.max() for v in values["coded"].values() if v.size) > 0

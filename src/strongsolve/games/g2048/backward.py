@@ -150,14 +150,15 @@ def run_backward(run, ages, log=sys.stderr, **options):
         If an input layer is missing, corrupt, or from another run.
     """
     t0 = time.perf_counter()
-    # the window: Elias-Fano coded layers (looked up in place, never decoded) and their values
+    # the window: decoded layers (sorted arrays; each age's layer is decoded for its own backup
+    # anyway, and successors are looked up in them faster than in the Elias-Fano code: 4x3 age 110,
+    # 880 against 1100 ns per afterstate, issue 8) and their values
     index_window, value_window = {}, {}
 
     def window(n):
         if n not in value_window:
-            seq = run.load_index(n)[0]
-            index_window[n] = seq.arrays
-            value_window[n] = run.load_values(n, decode_all(seq))
+            index_window[n] = decode_all(run.load_index(n)[0])
+            value_window[n] = run.load_values(n, index_window[n])
         return index_window[n], value_window[n]
 
     done = []
@@ -184,7 +185,7 @@ def run_backward(run, ages, log=sys.stderr, **options):
                           dict(run.params(), age=n, num_afterstates=int(ids.size),
                                afterstates_checksum=checksum(ids)))
                 status = f"computed in {time.perf_counter() - t:.2f} s"
-            index_window[n], value_window[n] = seq.arrays, values
+            index_window[n], value_window[n] = ids, values
             for old in [a for a in value_window if a > n + 4]:
                 del index_window[old], value_window[old]
             mean = float(values.mean()) if values.size else None

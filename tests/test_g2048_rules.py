@@ -192,6 +192,16 @@ def test_has_tile_matches_naive(board, exponent):
     assert has_tile(np.uint64(fast.encode(board)), exponent) == (largest >= 1 << exponent)
 
 
+@property_settings
+@given(boards(max_exponent=15))
+def test_empty_cells_match_naive(board):
+    rows, cols = shape(board)
+    empty = [r * cols + c for r in range(rows) for c in range(cols) if board[r][c] == 0]
+    board_id = np.uint64(fast.encode(board))
+    assert int(fast.empty_cells(board_id, rows * cols)) == sum(1 << (4 * i) for i in empty)
+    assert fast.count_empty(board_id, rows * cols) == len(empty)
+
+
 @pytest.mark.parametrize("direction", naive.DIRECTIONS)
 def test_merging_two_largest_tiles_overflows(direction):
     board = embed((32768, 32768), direction, 2)

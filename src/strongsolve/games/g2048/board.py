@@ -374,13 +374,25 @@ def age_id(b, cells):
     return total
 
 
+_NIBBLE_ONES = np.uint64(0x1111111111111111)
+_NIBBLE_PAIRS = np.uint64(0x0F0F0F0F0F0F0F0F)
+_BYTE_ONES = np.uint64(0x0101010101010101)
+
+
+@njit
+def empty_cells(b, cells):
+    """The empty cells of board ``b`` as a uint64 with bit 4i set for each empty cell i < ``cells``
+    (branch-free, issue 8: the forward pass spawns into them)."""
+    occupied = (b | (b >> np.uint64(1)) | (b >> np.uint64(2)) | (b >> np.uint64(3))) & _NIBBLE_ONES
+    return ~occupied & (_NIBBLE_ONES >> np.uint64(4 * (16 - cells)))
+
+
 @njit
 def count_empty(b, cells):
-    n = 0
-    for i in range(cells):
-        if ((b >> np.uint64(4 * i)) & _U15) == _U0:
-            n += 1
-    return n
+    """Number of empty cells of board ``b`` (``cells`` = rows * cols)."""
+    per_byte = empty_cells(b, cells)
+    per_byte = (per_byte + (per_byte >> np.uint64(4))) & _NIBBLE_PAIRS  # 0..2 in each byte
+    return int((per_byte * _BYTE_ONES) >> np.uint64(56))  # the sum of the bytes, in the top byte
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from numba.extending import overload
 from ...codecs.eliasfano import ef_index_of_increasing
 from ...kernels.options import njit
 from ...kernels.sort import distinct_index, radix_argsort
-from .board import MAX_LINES, base_moves, canonical_id, count_empty, moves, moves_after_spawn
+from .board import (MAX_LINES, base_moves, canonical_id, count_empty, empty_cells, moves,
+                    moves_after_spawn)
 
 _U15 = np.uint64(15)
 
@@ -71,11 +72,12 @@ def spawn_states(afterstates, exponent, rows, cols, sym):
     for k in range(n):
         a = afterstates[k]
         j = offsets[k]
-        for i in range(cells):
-            sh = np.uint64(4 * i)
-            if ((a >> sh) & _U15) == 0:
-                out[j] = canonical_id(a | (e << sh), rows, cols, sym)
-                j += 1
+        free = empty_cells(a, cells)  # bit 4i per empty cell i, taken lowest first
+        while free:
+            lowest = free & (~free + np.uint64(1))  # 1 << 4i
+            out[j] = canonical_id(a | (lowest * e), rows, cols, sym)
+            j += 1
+            free ^= lowest
     return out
 
 

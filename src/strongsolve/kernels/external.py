@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .sort import merge_unique, sort_unique
+from .sort import merge_unique, require_uint64, sort_unique
 
 
 class SortedRuns:
@@ -58,8 +58,7 @@ class SortedRuns:
         TypeError
             If ``ids`` is not uint64.
         """
-        if ids.dtype != np.uint64:
-            raise TypeError(f"SortedRuns needs uint64 IDs, got {ids.dtype}")
+        require_uint64(ids, "SortedRuns")
         self._mem.append(ids)
         self._mem_bytes += ids.nbytes
         if self.memory_limit is not None and self._mem_bytes > self.memory_limit // 8:

@@ -82,6 +82,12 @@ def _drop_repeats(a):
     return m
 
 
+def require_uint64(ids, user):
+    """Raise TypeError naming ``user`` unless ``ids`` is a uint64 array (the board-ID dtype)."""
+    if ids.dtype != np.uint64:
+        raise TypeError(f"{user} needs uint64 IDs, got {ids.dtype}")
+
+
 def sort_unique(ids, compact=True):
     """Sorted unique copy of a uint64 array.
 
@@ -104,8 +110,7 @@ def sort_unique(ids, compact=True):
     TypeError
         If ``ids`` is not uint64.
     """
-    if ids.dtype != np.uint64:
-        raise TypeError(f"sort_unique needs uint64 IDs, got {ids.dtype}")
+    require_uint64(ids, "sort_unique")
     a = (_radix(np.ascontiguousarray(ids), np.empty(0, np.int64))[0] if ids.shape[0] >= RADIX_MIN
          else np.sort(ids))
     a = a[:_drop_repeats(a)]
@@ -160,8 +165,7 @@ def merge_unique(runs):
     """
     runs = list(runs)
     for run in runs:
-        if run.dtype != np.uint64:
-            raise TypeError(f"merge_unique needs uint64 runs, got {run.dtype}")
+        require_uint64(run, "merge_unique")
     if not runs:
         return np.empty(0, np.uint64)
     if len(runs) == 1:

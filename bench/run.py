@@ -12,7 +12,8 @@ Stages (``--stages``, comma-separated; default all):
 
 - ``forward``   ``forward.forward_layers`` in memory: ages, states, afterstates; states/s.
 - ``backward``  ``backward.afterstate_values`` on every layer from the highest age down, looking the
-  successors up in the decoded (sorted) layers as ``run_backward`` does; afterstates/s.
+  successors up in hash indexes of the two layers above, built once per layer as ``run_backward``
+  does (their building is timed too); afterstates/s.
   Boards solved to their last age use the real successor values. A board capped by ``--max-age-4x3``
   cannot be solved exactly (values need every later age), so it is a **throughput measurement**:
   the layers of ages ``<= max_age`` are backed up from synthetic successor values (zeros) for the
@@ -141,34 +142,47 @@ def worker(stage, threads, **spec):
 
 def _warm():
     """Load or compile every kernel the stages use, on 2x2, so the timed part holds no JIT."""
-    import numpy as np
-    from strongsolve.games.g2048.backward import afterstate_values
     from strongsolve.games.g2048.board import tables
     from strongsolve.games.g2048.forward import forward_layers
     layers = {L.age: L.afterstates for L in forward_layers(2, 2, None)}
-    t = tables(2, 2)
-    window = _window(layers)
-    for n in sorted(layers, reverse=True):
-        next2, next4 = window[n + 2], window[n + 4]
-        afterstate_values(layers[n], t, 0.9, 0, next2, np.zeros(next2.size), next4, np.zeros(next4.size))
+    _backward(layers, {}, tables(2, 2), max(layers))
 
 
-def _window(layers):
-    """The layers by age, an empty one for a missing age: the backward pass looks successors up in
-    the decoded (sorted) layers, as run_backward does."""
-    import collections
-
+def _backward(layers, values, t, first, rec=None, memory_limit=None):
+    """Back up the layers of ages ``first``, ``first - 2``, ..., 4 into ``values`` (age -> float64
+    array; it holds the successor values of ages ``first + 2`` and ``first + 4`` if they exist),
+    looking successors up in hash indexes built once per layer, as run_backward does. Appends each
+    age's ages, afterstates, wall_s and cpu_s to ``rec`` if given."""
     import numpy as np
-    empty = np.empty(0, np.uint64)
-    return collections.defaultdict(lambda: empty, layers)
+    from strongsolve.games.g2048.backward import afterstate_values
+    from strongsolve.kernels.hashindex import hash_index
+
+    def indexed(n):
+        ids = layers.get(n, np.empty(0, np.uint64))
+        return hash_index(ids, values.get(n, np.zeros(ids.size)))
+
+    index = {n: indexed(n) for n in (first + 2, first + 4)}
+    for n in range(first, 3, -2):
+        w, c = time.perf_counter(), time.process_time()
+        values[n] = afterstate_values(layers[n], t, 0.9, 0, index[n + 2], index[n + 4],
+                                      memory_limit=memory_limit)
+        del index[n + 4]
+        values.pop(n + 4, None)
+        index[n] = indexed(n)
+        if rec is not None:
+            for key, value in (("ages", n), ("afterstates", int(layers[n].size)),
+                               ("wall_s", round(time.perf_counter() - w, 4)),
+                               ("cpu_s", round(time.process_time() - c, 4))):
+                rec[key].append(value)
+    return values
 
 
 def window_bytes(ages, afterstates):
     """The largest three-layer window of a run, in bytes (its layers held raw in memory).
 
     Forward, age n: the IDs (8 B) of the afterstate layers n - 4, n - 2 and n. Backward, age n: the
-    IDs of n, n + 2, n + 4, the values (8 B) of n + 2 and n + 4 and their concatenated copy, and the
-    values of n. Returns (forward, backward).
+    IDs and values (8 + 8 B) of n and the hash indexes (kernels/hashindex.py: 24 B per afterstate)
+    of n + 2 and n + 4. Returns (forward, backward).
     """
     size = dict(zip(ages, afterstates))
     fwd = max((8 * (size.get(n - 4, 0) + size.get(n - 2, 0) + size[n]) for n in ages), default=0)
@@ -202,7 +216,6 @@ def work_forward(rows, cols, max_age, memory_limit=None, workdir=None):
 def work_backward(rows, cols, max_age, memory_limit=None, workdir=None):
     """Back up every layer of ages <= max_age (see the module docstring for the synthetic case)."""
     import numpy as np
-    from strongsolve.games.g2048.backward import afterstate_values
     from strongsolve.games.g2048.board import last_age, tables
     from strongsolve.games.g2048.forward import forward_layers
     _warm()
@@ -211,24 +224,12 @@ def work_backward(rows, cols, max_age, memory_limit=None, workdir=None):
     top = min(max_age + 4, last) if synthetic else last
     wall0 = time.perf_counter()
     layers = {L.age: L.afterstates for L in forward_layers(rows, cols, top)}
-    window = _window(layers)
     forward_wall = time.perf_counter() - wall0
     base = rss_bytes()
-    t = tables(rows, cols)
     values = {n: np.zeros(layers[n].size) for n in layers if synthetic and n > max_age}
-    first = max_age if synthetic else last
     rec = {"ages": [], "afterstates": [], "wall_s": [], "cpu_s": []}
     wall0, cpu0 = time.perf_counter(), time.process_time()
-    for n in range(first, 3, -2):
-        w, c = time.perf_counter(), time.process_time()
-        next2, next4 = window[n + 2], window[n + 4]
-        values[n] = afterstate_values(layers[n], t, 0.9, 0, next2, values.get(n + 2, np.empty(0)),
-                                      next4, values.get(n + 4, np.empty(0)), memory_limit=memory_limit)
-        values.pop(n + 4, None)
-        for key, value in (("ages", n), ("afterstates", int(layers[n].size)),
-                           ("wall_s", round(time.perf_counter() - w, 4)),
-                           ("cpu_s", round(time.process_time() - c, 4))):
-            rec[key].append(value)
+    _backward(layers, values, tables(rows, cols), max_age if synthetic else last, rec, memory_limit)
     wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
     for key in rec:
         rec[key].reverse()
@@ -253,9 +254,8 @@ def work_numpy(rows, cols, max_age, memory_limit=None, workdir=None):
 def work_jit():
     """Seconds of the first and second call of the forward and backward passes on 2x2 (and the
     import), in a process whose ``NUMBA_CACHE_DIR`` the parent chose (empty or warm)."""
-    import numpy as np
     t = time.perf_counter()
-    from strongsolve.games.g2048.backward import afterstate_values
+    from strongsolve.games.g2048.backward import afterstate_values  # noqa: F401 (import time)
     from strongsolve.games.g2048.board import tables
     from strongsolve.games.g2048.forward import forward_layers
     doc = {"import_s": time.perf_counter() - t}
@@ -264,12 +264,7 @@ def work_jit():
         layers = {L.age: L.afterstates for L in forward_layers(2, 2, None)}
         doc[f"{call}_forward_s"] = time.perf_counter() - t
         t = time.perf_counter()
-        window = _window(layers)
-        values = {}
-        for n in sorted(layers, reverse=True):
-            values[n] = afterstate_values(layers[n], tables(2, 2), 0.9, 0, window[n + 2],
-                                          values.get(n + 2, np.empty(0)), window[n + 4],
-                                          values.get(n + 4, np.empty(0)))
+        _backward(layers, {}, tables(2, 2), max(layers))
         doc[f"{call}_backward_s"] = time.perf_counter() - t
     return doc
 

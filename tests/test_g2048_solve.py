@@ -136,23 +136,19 @@ def test_spawn_of_one_kind_matches_naive(p2, tmp_path):
     assert close(info["expected_score"], naive.solve(2, 3, p2).expected_score)
 
 
-def test_backups_look_successors_up_in_decoded_or_coded_layers():
-    # run_backward looks successors up in decoded layers (sorted arrays); the kernels take Elias-Fano
-    # coded layers as well (afterstate_values): both must give the same values, bit for bit
+def test_backup_reports_a_successor_missing_from_the_layers():
+    # afterstate layers that do not match (half of age n + 2 lost) are an error naming the cause,
+    # not values computed from whatever the hash index holds
     from strongsolve.games.g2048.backward import afterstate_values
     from strongsolve.games.g2048.board import tables
     from strongsolve.games.g2048.forward import forward_layers
-    from strongsolve.games.g2048.run import encode_afterstates
+    from strongsolve.kernels.hashindex import hash_index
 
     layers = {layer.age: layer.afterstates for layer in forward_layers(2, 3, None)}
-    empty = np.empty(0, np.uint64)
-    as_given = {"decoded": lambda ids: ids, "coded": lambda ids: encode_afterstates(ids)[0].arrays}
-    values = {kind: {} for kind in as_given}
-    for n in sorted(layers, reverse=True):
-        for kind, v in values.items():
-            nxt2, nxt4 = (as_given[kind](layers.get(n + k, empty)) for k in (2, 4))
-            v[n] = afterstate_values(layers[n], tables(2, 3), 0.9, 0, nxt2, v.get(n + 2, np.empty(0)),
-                                     nxt4, v.get(n + 4, np.empty(0)), chunk=7)
-    for n in layers:
-        np.testing.assert_array_equal(values["coded"][n], values["decoded"][n])
-    assert max(v.max() for v in values["coded"].values() if v.size) > 0
+    n = 20
+    index2, index4 = (hash_index(layers[m], np.ones(layers[m].size)) for m in (n + 2, n + 4))
+    assert np.isfinite(afterstate_values(layers[n], tables(2, 3), 0.9, 0, index2, index4)).all()
+    half = layers[n + 2][::2]
+    with pytest.raises(RuntimeError, match="missing from the forward layers"):
+        afterstate_values(layers[n], tables(2, 3), 0.9, 0, hash_index(half, np.ones(half.size)),
+                          index4, chunk=7)

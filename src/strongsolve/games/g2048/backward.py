@@ -3,10 +3,10 @@
 The value of an afterstate of age n is the expectation over spawns of the value of the resulting
 state (age n + 2 or n + 4); a state's value is the best, over legal moves, of the reward plus the
 value of the resulting afterstate (same age), 0 when terminal. So age n needs the afterstate values
-of ages n + 2 and n + 4 only: a sliding window of three afterstate layers (n, n + 2, n + 4). The
-Bellman backup is the shared kernel (:func:`strongsolve.kernels.bellman.backup`); this module only
-builds the 2048 expansion (:func:`expand.expand_afterstates`) chunk by chunk and gathers the values of
-each chunk's distinct successors once.
+of ages n + 2 and n + 4 only: a sliding window of three afterstate layers (n, n + 2, n + 4), the
+two older ones held as hash indexes (:mod:`strongsolve.kernels.hashindex`) that give a successor's
+value in one probe. The Bellman backup is the shared kernel (:func:`strongsolve.kernels.bellman.backup`);
+this module only builds the 2048 expansion (:func:`expand.expand_afterstates`) chunk by chunk.
 
 Values are float64: expected future merge score in points (score objective), or the probability of
 reaching the target tile (reach-a-tile objective).
@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from ...kernels.bellman import backup
+from ...kernels.hashindex import hash_index
 from ...parallel import chunk_bounds, default_workers, map_chunks
 from ...store.atomic import write_json_atomic
 from ...store.background import Background
@@ -26,11 +27,10 @@ from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
 from .run import decode_all
 
-# afterstates per parallel task: the bigger the chunk, the fewer distinct successors per afterstate
-# to look up (4x3 age 110: 7.2 with 8192, 5.9 with 32768), until the chunk's arrays leave the
-# caches (1250, 1060 and 1250 ns per afterstate with 8192, 32768, 65536; issue 8). Its CSR
-# expansion and look-ups take about 70 MB.
-DEFAULT_CHUNK = 1 << 15
+# afterstates per parallel task: big enough that a task's set-up is negligible, small enough that
+# its expansion (about 50 bytes per candidate, 14 candidates per 4x3 afterstate) stays in the L2
+# and L3 caches (issue 8)
+DEFAULT_CHUNK = 1 << 14
 
 
 def _raise_for(error, what):
@@ -44,25 +44,24 @@ def _raise_for(error, what):
 
 def expansion_bytes(tables):
     """Upper bound of the CSR expansion's bytes per afterstate: two spawns per empty cell (at most
-    cells - 1), each an outcome (8 + 8 + 8 bytes with the best-move slot) with up to 4 candidates
-    of about 208 bytes each (reward, key, layer tag, successor index and sign, their copies, the
-    look-up's hash set (up to 64 bytes), numbering, sorted distinct keys and permutation, and the
-    gathered successor indices and values; expand._resolve)."""
+    cells - 1), each an outcome (8 + 8 bytes: probability, pointer; 8 more for the best-move slot)
+    with up to 4 candidates of 49 bytes each (reward and its copy, key, layer flag, successor
+    value, index and sign; expand.expand_afterstates)."""
     outcomes = 2 * (tables.cells - 1)
-    return outcomes * (24 + 4 * 208) + 16
+    return outcomes * (24 + 4 * 49) + 16
 
 
-def _backup_task(ids, p2, kernel_args, target_exp, next2, next4, next_value):
+def _backup_task(ids, p2, kernel_args, target_exp, index2, index4):
     rows, cols, line_result, line_reward, sym = kernel_args
-    *expansion, successors, error = expand_afterstates(ids, p2, rows, cols, line_result,
-                                                       line_reward, sym, target_exp, next2, next4)
+    *expansion, next_value, error = expand_afterstates(ids, p2, rows, cols, line_result,
+                                                       line_reward, sym, target_exp, index2, index4)
     if error != OK:
         return None, error
-    return backup(*expansion, next_value[successors], True, 0.0)[0], OK
+    return backup(*expansion, next_value, True, 0.0)[0], OK
 
 
-def afterstate_values(ids, tables, p2, target_exp, next2, values2, next4, values4,
-                      chunk=DEFAULT_CHUNK, memory_limit=None, client=None):
+def afterstate_values(ids, tables, p2, target_exp, index2, index4, chunk=DEFAULT_CHUNK,
+                      memory_limit=None, client=None):
     """Bellman backup of one afterstate layer, chunk by chunk in parallel (dask).
 
     Parameters
@@ -74,11 +73,9 @@ def afterstate_values(ids, tables, p2, target_exp, next2, values2, next4, values
         Probability of a 2-spawn.
     target_exp : int
         0 (score) or the exponent of the target tile (reach-a-tile).
-    next2, values2 : layer, float64[A2]
-        Afterstate layer of age n + 2 (a sorted uint64 array or an Elias-Fano coded layer,
-        :class:`~strongsolve.codecs.eliasfano.EFArrays`) and its values.
-    next4, values4 : layer, float64[A4]
-        The same for age n + 4.
+    index2, index4 : uint64[S, 2]
+        Hash indexes (:func:`strongsolve.kernels.hashindex.hash_index`) of the afterstate layers of
+        ages n + 2 and n + 4 with their values.
     chunk : int
         Afterstates per parallel task.
     memory_limit : int, optional
@@ -92,13 +89,19 @@ def afterstate_values(ids, tables, p2, target_exp, next2, values2, next4, values
     float64[A]
         Identical whatever ``chunk`` and the scheduler: each value is computed by the same
         operations in the same order.
+
+    Raises
+    ------
+    RuntimeError
+        If a successor is missing from its index (inconsistent layers).
+    TileOverflowError
+        If a move would make a tile above 32768.
     """
     if memory_limit is not None:
         chunk = max(1, min(chunk, memory_limit // (default_workers() * expansion_bytes(tables))))
-    next_value = np.concatenate([values2, values4, np.zeros(1)])
     chunks = [ids[lo:hi] for lo, hi in chunk_bounds(ids.size, chunk)]
-    results = map_chunks(_backup_task, chunks, p2, tables.kernel_args(), target_exp, next2, next4,
-                         next_value, client=client)
+    results = map_chunks(_backup_task, chunks, p2, tables.kernel_args(), target_exp, index2, index4,
+                         client=client)
     for k, (_, error) in enumerate(results):
         _raise_for(error, f"afterstates {k * chunk}..{(k + 1) * chunk}")
     return np.concatenate([v for v, _ in results]) if results else np.empty(0, np.float64)
@@ -150,16 +153,13 @@ def run_backward(run, ages, log=sys.stderr, **options):
         If an input layer is missing, corrupt, or from another run.
     """
     t0 = time.perf_counter()
-    # the window: decoded layers (sorted arrays; each age's layer is decoded for its own backup
-    # anyway, and successors are looked up in them faster than in the Elias-Fano code: 4x3 age 110,
-    # 880 against 1100 ns per afterstate, issue 8) and their values
-    index_window, value_window = {}, {}
+    window = {}  # age -> hash index of its afterstates with their values (ages n + 2 and n + 4)
 
-    def window(n):
-        if n not in value_window:
-            index_window[n] = decode_all(run.load_index(n)[0])
-            value_window[n] = run.load_values(n, index_window[n])
-        return index_window[n], value_window[n]
+    def indexed(n):
+        if n not in window:
+            ids = decode_all(run.load_index(n)[0])
+            window[n] = hash_index(ids, run.load_values(n, ids))
+        return window[n]
 
     done = []
     order = sorted(ages, reverse=True)
@@ -177,17 +177,15 @@ def run_backward(run, ages, log=sys.stderr, **options):
                 status = "verified (kept)"
             else:
                 t = time.perf_counter()
-                next2, values2 = window(n + 2)
-                next4, values4 = window(n + 4)
-                values = afterstate_values(ids, run.tables, run.p2, run.target_exp, next2, values2,
-                                           next4, values4, **options)
+                values = afterstate_values(ids, run.tables, run.p2, run.target_exp, indexed(n + 2),
+                                           indexed(n + 4), **options)
                 io.submit(write_layer, path, {"values": values},
                           dict(run.params(), age=n, num_afterstates=int(ids.size),
                                afterstates_checksum=checksum(ids)))
                 status = f"computed in {time.perf_counter() - t:.2f} s"
-            index_window[n], value_window[n] = ids, values
-            for old in [a for a in value_window if a > n + 4]:
-                del index_window[old], value_window[old]
+            window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
+            if i + 1 < len(order):
+                window[n] = hash_index(ids, values)
             mean = float(values.mean()) if values.size else None
             done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
             print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",

@@ -336,31 +336,65 @@ def _add_reward(total, line):
     return total + line
 
 
-@njit
-def _mirror(x, mirrors, m):
-    """Image of ``x`` under mirror ``m`` (0 left-right, 1 up-down; ``mirrors`` =
-    :attr:`Tables.mirrors`)."""
-    out = _U0
-    for j in range(MAX_LINES):
-        out |= ((x & mirrors[m, 0, j]) << mirrors[m, 1, j]) >> mirrors[m, 2, j]
-    return out
+@njit(inline='always')
+def _terms(mirrors, m):
+    """Mirror ``m`` of :attr:`Tables.mirrors` as a tuple (mask, left, right) x MAX_LINES: values
+    the compiler can keep in registers across a loop (an array element it must reload whenever
+    the loop writes to another array, which blocks vectorising the loop)."""
+    t = mirrors[m]
+    return (t[0, 0], t[1, 0], t[2, 0], t[0, 1], t[1, 1], t[2, 1], t[0, 2], t[1, 2], t[2, 2],
+            t[0, 3], t[1, 3], t[2, 3])
 
 
-@njit
-def _rectangle_min(x, mirrors):
+@njit(inline='always')
+def _mirror(x, t):
+    """Image of ``x`` under the mirror whose :func:`_terms` are ``t`` (MAX_LINES = 4 terms)."""
+    return ((((x & t[0]) << t[1]) >> t[2]) | (((x & t[3]) << t[4]) >> t[5])
+            | (((x & t[6]) << t[7]) >> t[8]) | (((x & t[9]) << t[10]) >> t[11]))
+
+
+@njit(inline='always')
+def _umin(x, y):
+    return x if x < y else y
+
+
+@njit(inline='always')
+def _rectangle_min(x, left_right, up_down):
     """Minimum of ``x`` and its images under the two mirrors and the rotation by 180 degrees."""
-    h = _mirror(x, mirrors, 0)
-    return min(min(x, h), min(_mirror(x, mirrors, 1), _mirror(h, mirrors, 1)))
+    h = _mirror(x, left_right)
+    return _umin(_umin(x, h), _umin(_mirror(x, up_down), _mirror(h, up_down)))
+
+
+@njit(inline='always')
+def _canonical(b, square, left_right, up_down, transpose):
+    if not square:
+        return _rectangle_min(b, left_right, up_down)
+    return _umin(_rectangle_min(b, left_right, up_down),
+                 _rectangle_min(_bytes_map(b, transpose), left_right, up_down))
 
 
 @njit(inline='always')
 def canonical_id(b, rows, cols, sym):
     """Minimum of the board's images under its symmetry group (``sym`` = :attr:`Tables.sym`): the
-    rectangle group of ``b``, and for a square board also that of its transpose."""
+    rectangle group of ``b``, and for a square board also that of its transpose. For many boards
+    :func:`canonicalize` is several times faster."""
     mirrors, transpose, _ = sym  # square board: column-major = transpose
-    if rows != cols:
-        return _rectangle_min(b, mirrors)
-    return min(_rectangle_min(b, mirrors), _rectangle_min(_bytes_map(b, transpose), mirrors))
+    return _canonical(b, rows == cols, _terms(mirrors, 0), _terms(mirrors, 1), transpose)
+
+
+@njit
+def canonicalize(boards, rows, cols, sym):
+    """Replace each board ID of ``boards`` (uint64[N]) by its :func:`canonical_id`, in place.
+
+    The mirrors' masks are read once, so LLVM vectorises the loop for a rectangular board (issue 8:
+    0.9 against 6.9 ns per 4x3 board; the kernels therefore collect the boards of a chunk and
+    canonicalise them here rather than one by one)."""
+    mirrors, transpose, _ = sym
+    left_right = _terms(mirrors, 0)
+    up_down = _terms(mirrors, 1)
+    square = rows == cols
+    for i in range(boards.shape[0]):
+        boards[i] = _canonical(boards[i], square, left_right, up_down, transpose)
 
 
 @njit

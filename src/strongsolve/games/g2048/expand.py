@@ -16,10 +16,11 @@ from numba import types
 from numba.extending import overload
 
 from ...codecs.eliasfano import ef_index_of_increasing
+from ...kernels.hashindex import lookup_into
 from ...kernels.options import njit
 from ...kernels.sort import distinct_index, radix_argsort
-from .board import (MAX_LINES, base_moves, canonical_id, count_empty, empty_cells, moves,
-                    moves_after_spawn)
+from .board import (MAX_LINES, base_moves, canonical_id, canonicalize, count_empty, empty_cells,
+                    moves, moves_after_spawn)
 
 _U15 = np.uint64(15)
 
@@ -75,9 +76,10 @@ def spawn_states(afterstates, exponent, rows, cols, sym):
         free = empty_cells(a, cells)  # bit 4i per empty cell i, taken lowest first
         while free:
             lowest = free & (~free + np.uint64(1))  # 1 << 4i
-            out[j] = canonical_id(a | (lowest * e), rows, cols, sym)
+            out[j] = a | (lowest * e)
             j += 1
             free ^= lowest
+    canonicalize(out, rows, cols, sym)
     return out
 
 
@@ -112,12 +114,11 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
                 error = OVERFLOW
             elif after[d] != s:
                 any_legal = True
-                out[m] = canonical_id(after[d], rows, cols, sym)
+                out[m] = after[d]
                 m += 1
         if not any_legal:
             terminal += 1
-    # the target tile, checked on the canonical IDs (a symmetry keeps the tiles) apart from the hot
-    # loop above, which the check slowed down by a third
+    # the target tile, checked apart from the hot loop above, which the check slowed down by a third
     if target_exp > 0:
         kept = 0
         for j in range(m):
@@ -125,6 +126,7 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
                 out[kept] = out[j]
                 kept += 1
         m = kept
+    canonicalize(out[:m], rows, cols, sym)
     return out[:m], terminal, error
 
 
@@ -186,8 +188,8 @@ _REACHED = np.uint64(0xFFFFFFFFFFFFFFFF)
 @njit
 def _state_keys(s, rows, cols, line_result, line_reward, sym, target_exp, after, rewards, keys):
     """Legal moves of state ``s``, in direction order: fills ``rewards`` and ``keys`` (length 4;
-    the canonical afterstate, or :data:`_REACHED` for a move that reaches the target tile) and
-    returns their count, or -1 (a merge above 2^15). ``after`` is scratch (uint64[4])."""
+    the afterstate, not yet canonical, or :data:`_REACHED` for a move that reaches the target tile)
+    and returns their count, or -1 (a merge above 2^15). ``after`` is scratch (uint64[4])."""
     moves(s, rows, cols, line_result, line_reward, sym, after, rewards)
     return _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys)
 
@@ -195,82 +197,75 @@ def _state_keys(s, rows, cols, line_result, line_reward, sym, target_exp, after,
 @njit(inline='always')
 def _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys):
     """:func:`_state_keys` given the four moves of ``s`` (``after``, ``rewards`` as written by
-    :func:`board.moves`; ``rewards`` is overwritten)."""
+    :func:`board.moves`; ``rewards`` is overwritten).
+
+    Branch-free (issue 8): every direction is written to the next free place, which only a legal
+    move takes (whether a move is legal is unpredictable). The callers canonicalise the keys of a
+    whole chunk at once (:func:`board.canonicalize`)."""
     m = 0
+    overflow = False
     for d in range(4):
         t = after[d]
-        r = rewards[d]
-        if r < 0:
-            return -1
-        if t == s:
-            continue
+        r = rewards[d]  # read before rewards[m], m <= d, is written
+        overflow |= r < 0
+        key = t
         if target_exp > 0:
-            if has_tile(t, target_exp):
-                rewards[m] = 1
-                keys[m] = _REACHED
-                m += 1
-                continue
-            r = 0
+            reached = has_tile(t, target_exp)
+            key = _REACHED if reached else key
+            r = 1 if reached else 0
         rewards[m] = r
-        keys[m] = canonical_id(t, rows, cols, sym)
-        m += 1
-    return m
-
+        keys[m] = key
+        m += t != s
+    return -1 if overflow else m
 
 
 @njit
-def _resolve(layer, keys, which, tag, offset, reach, zero_index, out, successors, base):
-    """Look up the keys ``keys[i]`` with ``which[i] == tag`` in ``layer``: their distinct values,
-    in increasing order, get the local indices ``base, base + 1, ...``; ``out[i]`` is the local
-    index of ``keys[i]`` and ``successors[local]`` is ``offset`` + the value's index in ``layer``
-    (``zero_index`` for :data:`_REACHED` when ``reach``, -1 when absent). Returns the next free
-    local index.
+def _resolve(layer, keys, reach, out, successors):
+    """Look ``keys`` up in the sorted ``layer``: their distinct values, in increasing order, get the
+    local indices 0, 1, ...; ``out[i]`` is the local index of ``keys[i]`` and ``successors[local]``
+    the value's index in ``layer`` (the layer's size for :data:`_REACHED` when ``reach``, -1 when
+    absent). Returns the number of distinct keys.
 
-    The keys' distinct values (hash set) are sorted (radix) and looked up in one forward pass over
-    the layer (issue 8: sort-then-merge look-ups instead of a random search each; a chunk of 4x3
-    afterstates holds two to six times as many candidates as distinct successors, depending on
-    the age, and hashing the candidates is cheaper than sorting them all). The Bellman backup then
-    reads the successor values of the chunk gathered once, in increasing order."""
-    sel = np.flatnonzero(which == tag)
-    values, index = distinct_index(keys[sel])
+    The distinct keys (hash set) are sorted (radix) and looked up in one forward pass over the
+    layer, which may be Elias-Fano coded (a query reads the layer from disk; issue 8)."""
+    values, index = distinct_index(keys)
     order = radix_argsort(values)
     u = values.shape[0]
     distinct = values[order]
     rank = np.empty(u, np.int64)
-    rank[order] = np.arange(base, base + u)
-    for j in range(sel.shape[0]):
-        out[sel[j]] = rank[index[j]]
-    found = successors[base:base + u]
+    rank[order] = np.arange(u)
+    for j in range(keys.shape[0]):
+        out[j] = rank[index[j]]
+    found = successors[:u]
     layer_index_of_increasing(layer, distinct, found)
     for g in range(u):
         if reach and distinct[g] == _REACHED:
-            found[g] = zero_index
-        elif found[g] >= 0:
-            found[g] += offset
-    return base + u
+            found[g] = layer_size(layer)
+    return u
 
 
 @njit
-def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sym, target_exp, layer2,
-                       layer4):
-    """Two-level CSR expansion of afterstates for the Bellman backup.
+def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sym, target_exp, index2,
+                       index4):
+    """Two-level CSR expansion of afterstates for the Bellman backup, with the successor values.
 
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
     probability ``p2 / empty`` then a 4 with ``(1 - p2) / empty``, leaving out a spawn of
     probability 0: with ``p2`` 0 or 1 its states were never enumerated); an outcome's candidates
     are the legal moves of the spawned state, each with its reward (points) and its canonical
-    afterstate, looked up in ``layer2``/``layer4`` (sorted uint64 arrays or Elias-Fano coded layers,
-    in sorted batches by :func:`_resolve`).
+    afterstate, whose value is looked up in ``index2`` (a 2 was spawned: age + 2) or ``index4``
+    (age + 4), hash indexes of the successor layers (:mod:`strongsolve.kernels.hashindex`).
+
+    The moves of the whole chunk are made first and their successors looked up after, in one tight
+    loop: looking each up as soon as it is made leaves one memory access in flight at a time
+    instead of several (issue 8: 1250 against 680 ns per 4x3 afterstate at age 110).
 
     Returns
     -------
     node_ptr, out_prob, out_ptr, cand_reward, cand_next, cand_sign : arrays of kernels.bellman
-        ``cand_next`` indexes the chunk's distinct successors, ``successors``.
-    successors : int64[U]
-        Index of each distinct successor in ``concatenate([layer2, layer4, [0.0]])`` (the sorted
-        afterstate layers of age + 2 and + 4, then a zero slot for the moves that reach the target
-        tile), increasing per layer: back up with ``next_value[successors]`` as the successor
-        values, gathered once per chunk instead of read once per candidate.
+        ``cand_next`` is ``arange(C)``: candidate c's successor value is ``next_value[c]``.
+    next_value : float64[C]
+        The successor value of each candidate (0 for a move that reaches the target tile).
     error : int
         :data:`OK`, :data:`OVERFLOW` or :data:`MISSING_SUCCESSOR`.
     """
@@ -289,8 +284,15 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
     out_ptr = np.empty(n_out + 1, np.int64)
     out_ptr[0] = 0
     cand_reward = np.empty(4 * n_out, np.float64)
-    cand_key = np.empty(4 * n_out, np.uint64)
-    cand_layer = np.empty(4 * n_out, np.int8)  # 2 or 4: the spawn, hence the layer looked up
+    next_value = np.zeros(4 * n_out, np.float64)  # 0: a move that reaches the target tile
+    # the successors to look up, by layer (a 2 or a 4 was spawned), and their candidates
+    per_layer = 4 * (n_out // kinds)
+    keys2 = np.empty(per_layer if e_first == 1 else 0, np.uint64)
+    where2 = np.empty(keys2.shape[0], np.int64)
+    keys4 = np.empty(per_layer if e_last == 2 else 0, np.uint64)
+    where4 = np.empty(keys4.shape[0], np.int64)
+    c2 = 0
+    c4 = 0
     error = OK
     after = np.empty(4, np.uint64)
     rewards = np.empty(4, np.int64)
@@ -316,24 +318,37 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
                 if m < 0:
                     error = OVERFLOW
                     m = 0
-                for j in range(m):
-                    cand_reward[c] = rewards[j]
-                    cand_key[c] = keys[j]
-                    cand_layer[c] = 2 * e
-                    c += 1
+                todo = keys2 if e == 1 else keys4
+                where = where2 if e == 1 else where4
+                t = c2 if e == 1 else c4
+                if target_exp > 0:  # a move that reaches the target has no successor to look up
+                    for j in range(m):
+                        cand_reward[c + j] = rewards[j]
+                        if keys[j] != _REACHED:
+                            todo[t] = keys[j]
+                            where[t] = c + j
+                            t += 1
+                else:
+                    for j in range(4):  # all four, the next outcome overwrites the surplus: no branch
+                        cand_reward[c + j] = rewards[j]
+                        todo[t + j] = keys[j]
+                        where[t + j] = c + j
+                    t += m
+                if e == 1:
+                    c2 = t
+                else:
+                    c4 = t
+                c += m
                 o += 1
                 out_ptr[o] = c
-    cand_next = np.empty(c, np.int64)
-    successors = np.empty(c, np.int64)
-    zero_index = layer_size(layer2) + layer_size(layer4)
-    u = _resolve(layer2, cand_key[:c], cand_layer[:c], 2, 0, target_exp > 0, zero_index, cand_next,
-                 successors, 0)
-    u = _resolve(layer4, cand_key[:c], cand_layer[:c], 4, layer_size(layer2), target_exp > 0,
-                 zero_index, cand_next, successors, u)
-    if error == OK and u > 0 and successors[:u].min() < 0:
+    canonicalize(keys2[:c2], rows, cols, sym)
+    canonicalize(keys4[:c4], rows, cols, sym)
+    missing = (lookup_into(index2, keys2[:c2], where2[:c2], next_value)
+               + lookup_into(index4, keys4[:c4], where4[:c4], next_value))
+    if error == OK and missing > 0:
         error = MISSING_SUCCESSOR
-    return (node_ptr, out_prob, out_ptr, cand_reward[:c].copy(), cand_next, np.ones(c, np.float64),
-            successors[:u].copy(), error)
+    return (node_ptr, out_prob, out_ptr, cand_reward[:c], np.arange(c), np.ones(c, np.float64),
+            next_value[:c], error)
 
 
 @njit
@@ -341,8 +356,18 @@ def expand_states(states, rows, cols, line_result, line_reward, sym, target_exp,
     """CSR expansion of states (no chance: one outcome of probability 1 each) whose moves lead into
     the sorted afterstate ``layer`` of the same age. Used for start states and single queries.
 
-    Returns the same tuple as :func:`expand_afterstates`; ``successors`` index
-    ``concatenate([values, [0.0]])``, the layer's values then the zero slot.
+    ``layer`` is a sorted uint64 array or an Elias-Fano coded layer (read from disk).
+
+    Returns
+    -------
+    node_ptr, out_prob, out_ptr, cand_reward, cand_next, cand_sign : arrays of kernels.bellman
+        ``cand_next`` indexes the distinct successors, ``successors``.
+    successors : int64[U]
+        Index of each distinct successor in ``concatenate([values, [0.0]])``, the layer's values
+        then a zero slot for the moves that reach the target tile: back up with
+        ``next_value[successors]`` as the successor values.
+    error : int
+        :data:`OK`, :data:`OVERFLOW` or :data:`MISSING_SUCCESSOR`.
     """
     n = states.shape[0]
     node_ptr = np.arange(n + 1).astype(np.int64)
@@ -365,10 +390,12 @@ def expand_states(states, rows, cols, line_result, line_reward, sym, target_exp,
             cand_key[out_ptr[k] + j] = keys[j]
         out_ptr[k + 1] = out_ptr[k] + m
     c = out_ptr[n]
+    for j in range(c):
+        if cand_key[j] != _REACHED:
+            cand_key[j] = canonical_id(cand_key[j], rows, cols, sym)
     cand_next = np.empty(c, np.int64)
     successors = np.empty(c, np.int64)
-    u = _resolve(layer, cand_key[:c], np.zeros(c, np.int8), 0, 0, target_exp > 0, layer_size(layer),
-                 cand_next, successors, 0)
+    u = _resolve(layer, cand_key[:c], target_exp > 0, cand_next, successors)
     if error == OK and u > 0 and successors[:u].min() < 0:
         error = MISSING_SUCCESSOR
     return (node_ptr, out_prob, out_ptr, cand_reward[:c].copy(), cand_next, np.ones(c, np.float64),

@@ -1,0 +1,68 @@
+"""kernels.hashindex: every key's value back, absent keys reported, the layout's wrap-around, and
+the input checks; against a Python dict."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from strongsolve.kernels.hashindex import _home, hash_index, lookup
+
+
+def check(keys, values, absent):
+    index = hash_index(keys, values)
+    assert index.shape == (keys.size + keys.size // 2 + 1, 2) and index.dtype == np.uint64
+    out = np.empty(keys.size)
+    assert lookup(index, keys, out) == 0
+    reference = dict(zip(keys.tolist(), values.tolist()))
+    assert out.tolist() == [reference[k] for k in keys.tolist()]  # exact: the bits are kept
+    out = np.empty(absent.size)
+    assert lookup(index, absent, out) == absent.size
+    assert np.isnan(out).all()
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 1000, 50_000])
+@pytest.mark.parametrize("high", [2**12, 2**48, 2**64 - 1])
+def test_lookup_returns_each_value(n, high):
+    rng = np.random.default_rng(n)
+    ids = np.unique(rng.integers(1, high, 2 * n + 10, dtype=np.uint64, endpoint=True))
+    rng.shuffle(ids)
+    keys, absent = ids[:n], ids[n:]
+    check(keys, rng.normal(size=keys.size) * 1e6, absent)
+
+
+def test_consecutive_board_like_keys():
+    # sorted, dense IDs as a layer holds them (a Fibonacci hash spreads them over the slots)
+    keys = np.arange(1, 40_001, dtype=np.uint64) * np.uint64(16)
+    check(keys, np.arange(keys.size, dtype=np.float64) / 3, keys[:100] + np.uint64(1))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sets(st.integers(1, 2**64 - 1), max_size=300), st.sets(st.integers(1, 2**64 - 1), max_size=50))
+def test_lookup_random_keys(keys, others):
+    keys = np.array(sorted(keys), dtype=np.uint64)
+    absent = np.array(sorted(others - set(keys.tolist())), dtype=np.uint64)
+    check(keys, np.linspace(-1.0, 1.0, keys.size), absent)
+
+
+def test_probing_wraps_past_the_last_slot():
+    # ten keys, sixteen slots: keys whose home is the last slot fill it, then slots 0, 1, ...
+    size = np.uint64(10 + 5 + 1)
+    last = [k for k in range(1, 200_000) if _home(np.uint64(k), size) == size - np.uint64(1)][:6]
+    others = [k for k in range(1, 200_000) if _home(np.uint64(k), size) < 3][:4]
+    assert len(last) == 6 and len(others) == 4
+    keys = np.array(last + others, dtype=np.uint64)
+    index = hash_index(keys, np.arange(10.0))
+    assert index[-1, 0] == keys[0] and index[0, 0] == keys[1]  # wrapped to the first slot
+    check(keys, np.arange(10.0), np.array([200_001], dtype=np.uint64))
+
+
+def test_bad_input_is_named():
+    with pytest.raises(TypeError, match="uint64 keys and float64 values, got int64"):
+        hash_index(np.arange(1, 4), np.zeros(3))
+    with pytest.raises(TypeError, match="float32"):
+        hash_index(np.arange(1, 4, dtype=np.uint64), np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match=r"one value per key: \(3,\) keys, \(2,\) values"):
+        hash_index(np.arange(1, 4, dtype=np.uint64), np.zeros(2))
+    with pytest.raises(ValueError, match="key 0 is not allowed"):
+        hash_index(np.arange(0, 3, dtype=np.uint64), np.zeros(3))

@@ -145,6 +145,20 @@ def test_canonical_invariant_under_symmetry(board):
         assert fast.canonical(fast.encode(image), len(image), len(image[0])) == expected
 
 
+@pytest.mark.parametrize("rows, cols", SHAPES)
+def test_canonicalize_batch_matches_naive(rows, cols):
+    # the vectorised batch (the kernels canonicalise a chunk's boards at once) against the naive
+    # canonical board, on random boards of every shape with all 16 exponents
+    rng = np.random.default_rng(rows * 5 + cols)
+    boards = [[[0 if e == 0 else 2 ** int(e) for e in row]
+               for row in rng.integers(0, 16, (rows, cols))] for _ in range(400)]
+    ids = np.array([fast.encode(b) for b in boards], dtype=np.uint64)
+    out = ids.copy()
+    fast.canonicalize(out, rows, cols, fast.tables(rows, cols).sym)
+    expected = [naive.board_id(naive.canonical(b)) for b in boards]
+    assert out.tolist() == expected
+
+
 @property_settings
 @given(boards(max_exponent=15), st.integers(0, 15), st.sampled_from([2, 4]))
 def test_moves_after_spawn_match_naive(board, pick, tile):

@@ -38,7 +38,8 @@ def test_consecutive_board_like_keys():
 
 
 @settings(max_examples=50, deadline=None)
-@given(st.sets(st.integers(1, 2**64 - 1), max_size=300), st.sets(st.integers(1, 2**64 - 1), max_size=50))
+@given(st.sets(st.integers(1, 2**64 - 1), max_size=300),
+       st.sets(st.integers(1, 2**64 - 1), max_size=50))
 def test_lookup_random_keys(keys, others):
     keys = np.array(sorted(keys), dtype=np.uint64)
     absent = np.array(sorted(others - set(keys.tolist())), dtype=np.uint64)

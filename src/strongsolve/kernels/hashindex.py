@@ -13,8 +13,9 @@ multiply to range [0, S)); collisions go to the next slots, wrapping (linear pro
 value share a cache line, so a probe costs one memory access. Memory: 24 bytes per key.
 
 A batch of look-ups is faster still when each probe's cache line is requested some keys ahead
-(:func:`lookup_into`, :data:`PREFETCH_DISTANCE` keys ahead): the memory accesses of a table larger than the
-caches then overlap (issue 8: 21.5 against 13.1 ns per key, 4x3 age 110).
+(:func:`lookup_into`): the memory accesses of a table larger than the caches then overlap (issue 8:
+21.5 against 13.1 ns per key, 4x3 age 110). The home slot needs S < 2^32 (2.8e9 keys; the largest
+4x3 layer holds about 1.9e8).
 """
 
 import numpy as np
@@ -110,16 +111,22 @@ def hash_index(keys, values):
     TypeError
         If ``keys`` is not uint64 or ``values`` not float64.
     ValueError
-        If their lengths differ or a key is 0 (the free-slot mark).
+        If their lengths differ, a key is 0 (the free-slot mark), or there are 2^32 / 1.5 keys or
+        more (the home slot's range).
     """
     if keys.dtype != np.uint64 or values.dtype != np.float64:
         raise TypeError(f"hash_index needs uint64 keys and float64 values, got {keys.dtype} and "
                         f"{values.dtype}")
     if keys.shape != values.shape or keys.ndim != 1:
-        raise ValueError(f"hash_index needs one value per key: {keys.shape} keys, {values.shape} values")
+        raise ValueError(f"hash_index needs one value per key: {keys.shape} keys, {values.shape} "
+                         "values")
     if keys.size and not keys.all():
         raise ValueError("hash_index: key 0 is not allowed (it marks a free slot)")
-    index = np.zeros((keys.size + keys.size // 2 + 1, 2), np.uint64)
+    size = keys.size + keys.size // 2 + 1
+    if size >= 2**32:
+        raise ValueError(f"hash_index: {keys.size} keys is too many for one index; allowed: fewer "
+                         f"than {(2**32 - 1) * 2 // 3} (split the layer)")
+    index = np.zeros((size, 2), np.uint64)
     _build(np.ascontiguousarray(keys), np.ascontiguousarray(values).view(np.uint64), index)
     return index
 
@@ -153,6 +160,7 @@ def lookup_into(index, keys, positions, out):
         if i + PREFETCH_DISTANCE < n:
             ring[place] = _home(keys[i + PREFETCH_DISTANCE], size)
             _prefetch_row(index, ring[place])
+            # and the next line, where a key pushed along by collisions may sit
             _prefetch_row(index, min(ring[place] + np.uint64(2), size - np.uint64(1)))
         if h < 0:
             missing += 1

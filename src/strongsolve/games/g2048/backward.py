@@ -5,8 +5,9 @@ state (age n + 2 or n + 4); a state's value is the best, over legal moves, of th
 value of the resulting afterstate (same age), 0 when terminal. So age n needs the afterstate values
 of ages n + 2 and n + 4 only: a sliding window of three afterstate layers (n, n + 2, n + 4), the
 two older ones held as hash indexes (:mod:`strongsolve.kernels.hashindex`) that give a successor's
-value in one probe. The Bellman backup is the shared kernel (:func:`strongsolve.kernels.bellman.backup`);
-this module only builds the 2048 expansion (:func:`expand.expand_afterstates`) chunk by chunk.
+value in one probe. The Bellman backup is the shared kernel
+(:func:`strongsolve.kernels.bellman.backup`); this module only builds the 2048 expansion
+(:func:`expand.expand_afterstates`) chunk by chunk.
 
 Values are float64: expected future merge score in points (score objective), or the probability of
 reaching the target tile (reach-a-tile objective).
@@ -28,8 +29,8 @@ from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_
 from .run import decode_all
 
 # afterstates per parallel task: big enough that a task's set-up is negligible, small enough that
-# its expansion (about 50 bytes per candidate, 14 candidates per 4x3 afterstate) stays in the L2
-# and L3 caches (issue 8)
+# its expansion (48 bytes per candidate, 14 candidates per 4x3 afterstate: 12 MB) stays in the L3
+# cache (issue 8: chunks of 4096 to 32768 ran within the noise of each other)
 DEFAULT_CHUNK = 1 << 14
 
 
@@ -45,10 +46,10 @@ def _raise_for(error, what):
 def expansion_bytes(tables):
     """Upper bound of the CSR expansion's bytes per afterstate: two spawns per empty cell (at most
     cells - 1), each an outcome (8 + 8 bytes: probability, pointer; 8 more for the best-move slot)
-    with up to 4 candidates of 49 bytes each (reward and its copy, key, layer flag, successor
-    value, index and sign; expand.expand_afterstates)."""
+    with up to 4 candidates of 48 bytes each (reward, successor value, key to look up and its
+    candidate, successor index and sign; expand.expand_afterstates)."""
     outcomes = 2 * (tables.cells - 1)
-    return outcomes * (24 + 4 * 49) + 16
+    return outcomes * (24 + 4 * 48) + 16
 
 
 def _backup_task(ids, p2, kernel_args, target_exp, index2, index4):

@@ -245,8 +245,8 @@ def _resolve(layer, keys, reach, out, successors):
 
 
 @njit
-def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sym, target_exp, index2,
-                       index4):
+def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sym, target_exp,
+                       index2, index4):
     """Two-level CSR expansion of afterstates for the Bellman backup, with the successor values.
 
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
@@ -329,7 +329,7 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
                             where[t] = c + j
                             t += 1
                 else:
-                    for j in range(4):  # all four, the next outcome overwrites the surplus: no branch
+                    for j in range(4):  # all four (the next outcome overwrites the surplus)
                         cand_reward[c + j] = rewards[j]
                         todo[t + j] = keys[j]
                         where[t + j] = c + j

@@ -303,20 +303,50 @@ def test_corrupt_layer_is_refused_then_rebuilt_by_following_the_message(referenc
     assert "Error in rule g2048_report" in proc.output
     log = (run_dir / "logs" / "report.log").read_text()
     assert f"strongsolve: error: layer {victim}: array 'values' cannot be read" in log
-    assert (f"delete {victim} and {manifest}, then run `snakemake --cores all` again to rebuild it "
-            "(only the missing layers are recomputed)") in log
+    assert (f"delete {victim} and {manifest}, then run `snakemake --cores all --forcerun "
+            "g2048_backward` to rebuild it (the jobs keep the layers that verify and recompute only "
+            "the missing ones)") in log
     assert not (run_dir / "solution.json").exists()
     assert_kept(before, run_dir)
 
     # Do what the message says: only that layer is computed again.
     shutil.rmtree(wf / victim)
     (wf / manifest).unlink()
-    proc = snakemake(wf)
+    proc = snakemake(wf, "--forcerun", "g2048_backward")
     assert proc.returncode == 0, proc.output[-3000:]
     assert_resumed(run_dir, "values", (4, 98, set(range(6, 99, 2))))
     assert_kept(before, run_dir, rewritten={manifest.relative_to(RUN)} | {
-        rel for rel in before if rel.parts[:2] == ("values", "age_000004.zarr")})
+        rel for rel in before if rel.parts[:2] == ("values", "age_000004.zarr")} | {
+        Path("values") / f"block_{a:06d}-{b:06d}.json" for a, b in BLOCKS})
     assert_same_results(reference / RUN, run_dir)
+
+
+def test_layer_deleted_from_a_finished_run_is_rebuilt_by_following_the_message(reference, tmp_path):
+    # A plain rerun of a finished run finds its final outputs up to date and does nothing, so the
+    # message's command forces the backward jobs; they rebuild the forward layer and keep the rest.
+    wf = copy_workflow(reference, tmp_path / "wf")
+    run_dir = wf / RUN
+    victim = RUN / "afterstates" / "age_000120.zarr"
+    manifest = RUN / "afterstates" / "block_000100-000194.json"
+    shutil.rmtree(wf / victim)
+    proc = subprocess.run([str(SNAKEMAKE.parent / "strongsolve"), "2048", "backward", str(RUN),
+                           "--rows", "2", "--cols", "3", "--p2", "0.9", "--target-tile", "0",
+                           "--ages", "118-120"], cwd=wf, env=ENV, capture_output=True, text=True,
+                          timeout=TIMEOUT)
+    assert proc.returncode != 0
+    assert (f"layer {victim} is missing; delete {victim} and {manifest}, then run `snakemake --cores "
+            "all --forcerun g2048_backward`") in proc.stderr, proc.stderr[-2000:]
+    (wf / manifest).unlink()
+    before = identities(run_dir)
+    proc = snakemake(wf, "--forcerun", "g2048_backward")
+    assert proc.returncode == 0, proc.output[-3000:]
+    assert_same_results(reference / RUN, run_dir)
+    assert (wf / victim).is_dir() and (wf / manifest).is_file()
+    assert_resumed(run_dir, "afterstates", (100, 194, set(range(100, 195, 2)) - {120}))
+    assert_kept(before, run_dir, rewritten={manifest.relative_to(RUN), Path("summary.csv"),
+                                             Path("solution.json")} | {
+        Path(stage) / f"block_{a:06d}-{b:06d}.json" for stage in ("afterstates", "values")
+        for a, b in BLOCKS})
 
 
 def test_stage_commands_refuse_flipped_bytes(reference, tmp_path):

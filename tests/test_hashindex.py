@@ -12,13 +12,17 @@ from strongsolve.kernels.hashindex import _home, hash_index, lookup
 def check(keys, values, absent):
     index = hash_index(keys, values)
     assert index.shape == (keys.size + keys.size // 2 + 1, 2) and index.dtype == np.uint64
-    out = np.empty(keys.size)
-    assert lookup(index, keys, out) == 0
+    out, missing = lookup(index, keys)
+    assert missing == 0
     reference = dict(zip(keys.tolist(), values.tolist()))
     assert out.tolist() == [reference[k] for k in keys.tolist()]  # exact: the bits are kept
-    out = np.empty(absent.size)
-    assert lookup(index, absent, out) == absent.size
-    assert np.isnan(out).all()
+    out, missing = lookup(index, absent)
+    assert missing == absent.size and np.isnan(out).all()
+    # both at once, in an order of their own, from a view with a negative stride
+    both = np.concatenate([absent, keys, absent])[::-1]
+    out, missing = lookup(index, both)
+    assert missing == 2 * absent.size
+    assert [reference.get(k) for k in both.tolist()] == [None if np.isnan(v) else v for v in out]
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 3, 1000, 50_000])
@@ -58,7 +62,19 @@ def test_probing_wraps_past_the_last_slot():
     check(keys, np.arange(10.0), np.array([200_001], dtype=np.uint64))
 
 
+def test_key_zero_is_never_found():
+    # 0 marks a free slot, so no index holds it, empty or not
+    for keys in (np.empty(0, np.uint64), np.arange(1, 100, dtype=np.uint64)):
+        out, missing = lookup(hash_index(keys, np.ones(keys.size)), np.zeros(3, np.uint64))
+        assert missing == 3 and np.isnan(out).all()
+
+
 def test_bad_input_is_named():
+    index = hash_index(np.arange(1, 4, dtype=np.uint64), np.zeros(3))
+    with pytest.raises(TypeError, match="uint64 vector of keys, got int64"):
+        lookup(index, np.arange(1, 4))
+    with pytest.raises(TypeError, match="hash index"):
+        lookup(index[:, 0], np.arange(1, 4, dtype=np.uint64))
     with pytest.raises(TypeError, match="uint64 keys and float64 values, got int64"):
         hash_index(np.arange(1, 4), np.zeros(3))
     with pytest.raises(TypeError, match="float32"):

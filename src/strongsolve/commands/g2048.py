@@ -165,6 +165,6 @@ def register(subparsers):
     q.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
     q.set_defaults(handler=_play)
-    q = sub.add_parser("plots", help="plots per age into RUN_DIR/plots/ (the report rule runs it)")
+    q = sub.add_parser("plots", help="plots per age into RUN_DIR/plots/ (the g2048_plots rule runs it)")
     q.add_argument("run_dir", help="run directory, e.g. results/2048_3x3")
     q.set_defaults(handler=_plots)

@@ -131,18 +131,48 @@ def hash_index(keys, values):
     return index
 
 
-@njit
-def lookup(index, keys, out):
-    """``out[i]`` = the value (float64) of ``keys[i]`` (uint64[N], nonzero) in ``index``, NaN if the
-    key is absent. Returns the number of absent keys."""
-    out[:] = np.nan
-    return lookup_into(index, keys, np.arange(keys.shape[0]), out)
+def lookup(index, keys):
+    """The values of ``keys`` in a hash index.
+
+    Parameters
+    ----------
+    index : uint64[S, 2]
+        From :func:`hash_index`.
+    keys : uint64[N]
+
+    Returns
+    -------
+    values : float64[N]
+        NaN for a key the index does not hold (key 0 included).
+    missing : int
+        The number of such keys.
+
+    Raises
+    ------
+    TypeError
+        If ``index`` is not a hash index or ``keys`` not a uint64 vector.
+    """
+    if not (isinstance(index, np.ndarray) and index.dtype == np.uint64 and index.ndim == 2
+            and index.shape[1] == 2 and index.shape[0] >= 1):
+        raise TypeError("lookup needs a hash index (uint64[S, 2] from hash_index), got "
+                        f"{getattr(index, 'dtype', type(index))} of shape "
+                        f"{getattr(index, 'shape', None)}")
+    if not isinstance(keys, np.ndarray) or keys.dtype != np.uint64 or keys.ndim != 1:
+        raise TypeError("lookup needs a uint64 vector of keys, got "
+                        f"{getattr(keys, 'dtype', type(keys))}")
+    values = np.full(keys.size, np.nan)
+    stored = np.flatnonzero(keys)  # 0 marks a free slot: never a key
+    missing = keys.size - stored.size + lookup_into(np.ascontiguousarray(index), keys[stored],
+                                                    stored, values)
+    return values, int(missing)
 
 
 @njit
 def lookup_into(index, keys, positions, out):
-    """``out[positions[i]]`` = the value (float64) of ``keys[i]`` (uint64[N], nonzero) in
-    ``index``, left as it was for a key that is absent. Returns the number of absent keys.
+    """``out[positions[i]]`` = the value of ``keys[i]`` in ``index``, left as it was for a key that
+    is absent. Returns the number of absent keys. For kernels: nothing is checked (``index`` from
+    :func:`hash_index`; ``keys`` uint64[N], nonzero; ``positions`` int64[N] within ``out``,
+    float64; use :func:`lookup` otherwise).
 
     Each key's home slot is computed once, when its cache line is requested
     :data:`PREFETCH_DISTANCE` keys ahead, and kept in a ring until its probe."""

@@ -71,11 +71,17 @@ def block_manifest(path):
     return None
 
 
+# Forcing the backward jobs makes Snakemake rebuild a deleted block manifest of either stage even
+# when the run had finished (a plain rerun finds its final outputs up to date and does nothing); the
+# forced jobs keep every layer that verifies.
+REBUILD_COMMAND = "snakemake --cores all --forcerun g2048_backward"
+
+
 def _rebuild_hint(path):
     manifest = block_manifest(path)
     what = f"{path} and {manifest}" if manifest else str(path)
-    return (f"delete {what}, then run `snakemake --cores all` again to rebuild it "
-            "(only the missing layers are recomputed)")
+    return (f"delete {what}, then run `{REBUILD_COMMAND}` to rebuild it (the jobs keep the layers "
+            "that verify and recompute only the missing ones)")
 
 
 def write_layer(path, arrays, attrs):

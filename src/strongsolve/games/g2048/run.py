@@ -20,7 +20,7 @@ import numpy as np
 
 from ...codecs.eliasfano import EliasFano, EliasFanoBuilder
 from ...store.errors import CorruptLayerError
-from ...store.layers import checksum, read_attrs, read_layer
+from ...store.layers import REBUILD_COMMAND, checksum, read_attrs, read_layer
 from .board import check_shape, last_age, tables
 
 DEFAULT_P2 = 0.9
@@ -138,7 +138,7 @@ class Run:
             return EliasFano.from_words(arrays["words"], attrs["eliasfano"]), attrs
         except (KeyError, ValueError) as err:
             raise CorruptLayerError(f"layer {path} is not a valid Elias-Fano layer ({err}); delete it "
-                                    "and its block manifest, then run `snakemake --cores all` again") from err
+                                    f"and its block manifest, then run `{REBUILD_COMMAND}`") from err
 
     def load_afterstates(self, age):
         """Sorted canonical afterstate IDs of ``age`` (uint64[A], decoded from the Elias-Fano layer)

@@ -16,7 +16,7 @@ Conventions (../shared/DESIGN.md; Kaneko & Yamashita 2025, "Strongly Solving 204
 Moves go through precomputed line tables (one entry per possible line, 16^len entries); columns
 are turned into rows by byte tables (the board in column-major order), so all four moves of a board
 cost a few dozen table look-ups (issue 8: 2.2x faster than sliding each column cell by cell); the
-mirrors are masks and shifts, and for square boards the transpose goes through the same byte tables.
+mirrors, and for square boards the transpose, are masks and shifts.
 :class:`Tables` holds them; :func:`tables` builds and caches them per board shape.
 
 The kernels loop over :data:`MAX_LINES` lines and all 8 bytes of an ID whatever the board's shape
@@ -62,11 +62,13 @@ class Tables:
         the move, in the same order.
     line_reward : int32[4, 16**max(rows, cols)]
         The merge reward in points, or -1 when a merge would make a tile above 2^15.
-    mirrors : uint64[2, 3, MAX_LINES]
-        The mirror left-right (``mirrors[0]``) and up-down (``mirrors[1]``) as masks and shifts:
-        ``mirrors[m, 0, j]`` selects column j (row j for up-down), which moves left by
-        ``mirrors[m, 1, j]`` bits and right by ``mirrors[m, 2, j]`` bits; zero for a line the
-        board lacks. The image is the OR over j.
+    mirrors : uint64[3, 3, 2 * MAX_LINES - 1]
+        The mirror left-right (``mirrors[0]``), up-down (``mirrors[1]``) and, for a square board,
+        the transpose (``mirrors[2]``; zero otherwise) as masks and shifts: ``mirrors[m, 0, j]``
+        selects a group of cells (column j for left-right, row j for up-down, the j-th diagonal
+        for the transpose), which moves left by ``mirrors[m, 1, j]`` bits and right by
+        ``mirrors[m, 2, j]`` bits; zero for a group the board lacks. The image is the OR over j
+        (the mirrors use the first MAX_LINES groups).
     to_cols : uint64[8, 256]
         For byte k of a board ID (cells 2k and 2k+1), those two cells moved to their place in the
         column-major ID (cell (r, c) in bits 4(c*rows + r)); a board's column-major ID is the OR
@@ -147,7 +149,7 @@ def _line_table(length, toward_start):
 
 
 def _layout_tables(rows, cols):
-    mirrors = np.zeros((2, 3, MAX_LINES), np.uint64)
+    mirrors = np.zeros((3, 3, 2 * MAX_LINES - 1), np.uint64)
     for j in range(cols):  # left-right: column j goes to column cols-1-j
         shift = 4 * (cols - 1 - 2 * j)
         mask = sum(15 << (4 * (r * cols + j)) for r in range(rows))
@@ -156,6 +158,11 @@ def _layout_tables(rows, cols):
         shift = 4 * cols * (rows - 1 - 2 * j)
         mask = ((1 << (4 * cols)) - 1) << (4 * cols * j)
         mirrors[1, :, j] = mask, max(shift, 0), max(-shift, 0)
+    if rows == cols:  # transpose: cell (r, r + d) goes to (r + d, r), 4 (n - 1) d bits further
+        for j, d in enumerate(range(1 - rows, rows)):
+            mask = sum(15 << (4 * (r * cols + r + d)) for r in range(rows) if 0 <= r + d < cols)
+            shift = 4 * (rows - 1) * d
+            mirrors[2, :, j] = mask, max(shift, 0), max(-shift, 0)
     cells = rows * cols
     to_cols = np.zeros((8, 256), np.uint64)
     from_cols = np.zeros((8, 256), np.uint64)
@@ -338,19 +345,40 @@ def _add_reward(total, line):
 
 @njit(inline='always')
 def _terms(mirrors, m):
-    """Mirror ``m`` of :attr:`Tables.mirrors` as a tuple (mask, left, right) x MAX_LINES: values
-    the compiler can keep in registers across a loop (an array element it must reload whenever
-    the loop writes to another array, which blocks vectorising the loop)."""
+    """Mirror ``m`` (0 or 1) of :attr:`Tables.mirrors` as a tuple (mask, left, right) x MAX_LINES:
+    values the compiler can keep in registers across a loop (an array element it must reload
+    whenever the loop writes to another array, which blocks vectorising the loop)."""
     t = mirrors[m]
     return (t[0, 0], t[1, 0], t[2, 0], t[0, 1], t[1, 1], t[2, 1], t[0, 2], t[1, 2], t[2, 2],
             t[0, 3], t[1, 3], t[2, 3])
 
 
 @njit(inline='always')
+def _transpose_terms(mirrors):
+    """The transpose (:attr:`Tables.mirrors` ``[2]``) as a tuple of its 2 * MAX_LINES - 1 = 7
+    (mask, left, right) terms (see :func:`_terms`)."""
+    t = mirrors[2]
+    return (t[0, 0], t[1, 0], t[2, 0], t[0, 1], t[1, 1], t[2, 1], t[0, 2], t[1, 2], t[2, 2],
+            t[0, 3], t[1, 3], t[2, 3], t[0, 4], t[1, 4], t[2, 4], t[0, 5], t[1, 5], t[2, 5],
+            t[0, 6], t[1, 6], t[2, 6])
+
+
+@njit(inline='always')
+def _term(x, t, j):
+    return ((x & t[3 * j]) << t[3 * j + 1]) >> t[3 * j + 2]
+
+
+@njit(inline='always')
 def _mirror(x, t):
     """Image of ``x`` under the mirror whose :func:`_terms` are ``t`` (MAX_LINES = 4 terms)."""
-    return ((((x & t[0]) << t[1]) >> t[2]) | (((x & t[3]) << t[4]) >> t[5])
-            | (((x & t[6]) << t[7]) >> t[8]) | (((x & t[9]) << t[10]) >> t[11]))
+    return _term(x, t, 0) | _term(x, t, 1) | _term(x, t, 2) | _term(x, t, 3)
+
+
+@njit(inline='always')
+def _transpose(x, t):
+    """Transpose of the square board ``x``, ``t`` = :func:`_transpose_terms`."""
+    return (_term(x, t, 0) | _term(x, t, 1) | _term(x, t, 2) | _term(x, t, 3) | _term(x, t, 4)
+            | _term(x, t, 5) | _term(x, t, 6))
 
 
 @njit(inline='always')
@@ -370,7 +398,7 @@ def _canonical(b, square, left_right, up_down, transpose):
     if not square:
         return _rectangle_min(b, left_right, up_down)
     return _umin(_rectangle_min(b, left_right, up_down),
-                 _rectangle_min(_bytes_map(b, transpose), left_right, up_down))
+                 _rectangle_min(_transpose(b, transpose), left_right, up_down))
 
 
 @njit(inline='always')
@@ -378,20 +406,22 @@ def canonical_id(b, rows, cols, sym):
     """Minimum of the board's images under its symmetry group (``sym`` = :attr:`Tables.sym`): the
     rectangle group of ``b``, and for a square board also that of its transpose. For many boards
     :func:`canonicalize` is several times faster."""
-    mirrors, transpose, _ = sym  # square board: column-major = transpose
-    return _canonical(b, rows == cols, _terms(mirrors, 0), _terms(mirrors, 1), transpose)
+    mirrors = sym[0]
+    return _canonical(b, rows == cols, _terms(mirrors, 0), _terms(mirrors, 1),
+                      _transpose_terms(mirrors))
 
 
 @njit
 def canonicalize(boards, rows, cols, sym):
     """Replace each board ID of ``boards`` (uint64[N]) by its :func:`canonical_id`, in place.
 
-    The mirrors' masks are read once, so LLVM vectorises the loop for a rectangular board (issue 8:
-    0.9 against 6.9 ns per 4x3 board; the kernels therefore collect the boards of a chunk and
-    canonicalise them here rather than one by one)."""
-    mirrors, transpose, _ = sym
+    The masks are read once, so LLVM vectorises the loop (issue 8: 0.9 against 6.9 ns per 4x3
+    board; the kernels therefore collect the boards of a chunk and canonicalise them here rather
+    than one by one)."""
+    mirrors = sym[0]
     left_right = _terms(mirrors, 0)
     up_down = _terms(mirrors, 1)
+    transpose = _transpose_terms(mirrors)
     square = rows == cols
     for i in range(boards.shape[0]):
         boards[i] = _canonical(boards[i], square, left_right, up_down, transpose)

@@ -36,7 +36,7 @@ values. The standard ``l`` assumes values spread over the universe; canonical 20
 clustered: on 4x3 the 2,054,430 afterstates of age 112 fill 14,450 of 2,507,011 buckets, and a
 backward look-up met about 850 values in its bucket, ten dependent probes of the low bits. The
 searches are branch-free (their comparisons are unpredictable). Measured on that layer with the
-sorted look-ups of the backward pass (issue 8; one thread, the layer warm in the caches): 126 ns
+sorted look-ups the backward pass then made (issue 8; one thread, the layer warm in the caches): 126 ns
 per look-up before, 58 ns with the fence and branch-free searches, against 45 ns for
 ``numpy.searchsorted`` on the decoded layer.
 
@@ -409,7 +409,7 @@ def ef_index_of_increasing(ef, xs, out):
 
     A cursor walks the high bits forward: the start of the next query's bucket is found by scanning
     from the last one when it is fewer than ``2 * sample_rate`` buckets ahead, else by the sampled
-    select; a second cursor gallops forward over the fence. Sorted batches of look-ups (the backward pass, issue 8) thus read the code once, in
+    select; a second cursor gallops forward over the fence. Sorted batches of look-ups (the successors of queried states, g2048.expand._resolve) thus read the code once, in
     order, instead of paying a sampled select per query.
     """
     n = ef.n

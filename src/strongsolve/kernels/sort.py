@@ -63,7 +63,7 @@ def radix_argsort(keys):
     """Stable sorting permutation (int64[N]) of ``keys`` (uint64[N]): ``keys[perm]`` is sorted.
 
     The radix sort of :func:`sort_unique`, carrying the positions. Callable from other kernels (the
-    backward pass sorts its successor look-ups with it, issue 8).
+    look-ups of a queried state's successors are sorted with it, g2048.expand._resolve).
     """
     return _radix(keys, np.arange(keys.shape[0]))[1]
 
@@ -201,8 +201,8 @@ def distinct_index(ids):
     distinct values in order of first occurrence and ``index`` (int64[N]) such that
     ``values[index] == ids``.
 
-    The backward pass numbers a chunk's successors this way, then sorts only the distinct ones for
-    their look-ups (issue 8: on 4x3, 13.8 candidate moves per afterstate, 7.2 distinct)."""
+    The successors of queried states are numbered this way, then only the distinct ones sorted for
+    their look-ups (g2048.expand._resolve)."""
     return _hash_distinct(ids, True)
 
 

@@ -155,11 +155,16 @@ def run_backward(run, ages, log=sys.stderr, **options):
     """
     t0 = time.perf_counter()
     window = {}  # age -> hash index of its afterstates with their values (ages n + 2 and n + 4)
+    done_here = {}  # age -> (IDs, values) of a layer of this block, indexed when first needed
 
     def indexed(n):
         if n not in window:
-            ids = decode_all(run.load_index(n)[0])
-            window[n] = hash_index(ids, run.load_values(n, ids))
+            if n in done_here:
+                ids, values = done_here.pop(n)
+            else:
+                ids = decode_all(run.load_index(n)[0])
+                values = run.load_values(n, ids)
+            window[n] = hash_index(ids, values)
         return window[n]
 
     done = []
@@ -185,8 +190,9 @@ def run_backward(run, ages, log=sys.stderr, **options):
                                afterstates_checksum=checksum(ids)))
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
-            if i + 1 < len(order):
-                window[n] = hash_index(ids, values)
+            done_here.pop(n + 4, None)
+            if i + 1 < len(order):  # no index built for a kept age whose successors are kept too
+                done_here[n] = ids, values
             mean = float(values.mean()) if values.size else None
             done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
             print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",

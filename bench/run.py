@@ -49,7 +49,6 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CASES = REPO.parent / "shared" / "cases" / "cases.json"
 STAGES = ("forward", "backward", "numpy", "jit", "pipeline", "snakemake")
 GIB = 1 << 30
 

@@ -12,7 +12,7 @@ from strongsolve.games.g2048 import board as fast
 from strongsolve.games.g2048.expand import has_tile, layer_index_of_increasing
 from strongsolve.games.g2048.run import encode_afterstates
 
-# Fixed lines from shared/cases/cases.json "2048_moves" (source: the 2048 rules as implemented by
+# Fixed lines from tests/cases.json "2048_moves" (source: the 2048 rules as implemented by
 # the original game and the 4x3 solution of Kaneko & Yamashita 2025).
 LINE_CASES = [
     ((2, 2, 2), (4, 2, 0), 4),

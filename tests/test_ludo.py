@@ -47,7 +47,7 @@ def bracket_wins(wins, games, exact):
                                                  (8, {2: 4, 4: 5, 7: 8}, 2.3441)])
 def test_hdu4405_samples(n, flights, published):
     # HDU 4405 "Aeroplane chess" sample cases: one fair die, reaching or passing N ends the game,
-    # flights chain (shared/cases/cases.json "aeroplane_chess_hdu4405")
+    # flights chain (tests/cases.json "aeroplane_chess_hdu4405")
     data = {"length": n, "jumps": flights, "chain_jumps": True, "overshoot": "finish", "die": 6}
     rolls = ludo.expected_rolls(ludo.Board.from_mapping(data))
     assert round(rolls[0], 4) == published

@@ -30,7 +30,7 @@ def test_small_model_matches_the_exact_fraction_and_the_write_up():
     for method in ("policy-iteration", "value-iteration", "value-iteration-jacobi"):
         sol = sb.solve(4, 2, method=method)
         assert sol.value_start == pytest.approx(float(exact), rel=1e-9)
-    # seed write-up on Shut the Box (shared/cases/cases.json "shutbox_flip_one_small_model"):
+    # seed write-up on Shut the Box (tests/cases.json "shutbox_flip_one_small_model"):
     # n = 4, f = 2 gives V = 5.673651, published to 7 digits
     assert round(sol.value_start, 6) == 5.673651
     assert exact == Fraction(8936, 1575)  # 5.67365079365...: the reference, pinned

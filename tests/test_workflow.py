@@ -13,7 +13,7 @@ import naive
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-CASES = json.loads((REPO.parent / "shared" / "cases" / "cases.json").read_text())
+CASES = json.loads((REPO / "tests" / "cases.json").read_text())  # public values, with sources
 
 
 def workflow_copy(tmp_path):

@@ -1,4 +1,4 @@
-"""Chunk-level parallelism through dask (issue 4; the stumpy pattern of ../shared/STYLE.md).
+"""Chunk-level parallelism through dask (issue 4; the stumpy pattern of STYLE.md).
 
 Stages split a layer into chunks of equal work and run the same serial numba kernel (``nogil``) on
 each chunk: on dask's threaded scheduler by default, or on a ``dask.distributed`` cluster when the

@@ -7,7 +7,7 @@ picks a candidate action ``a`` among ``A(x, o)``::
 
 ``opt`` is max or min; ``s`` is +1, or -1 for a zero-sum two-player game seen by the player to move
 (negamax: with ``r = 1, s = -1`` a win probability ``1 - V(next)``). An outcome with no candidate
-(a 2048 state with no legal move) contributes ``empty_value``. See ../shared/DESIGN.md, "One
+(a 2048 state with no legal move) contributes ``empty_value``. See the reference design (DESIGN.md), "One
 abstraction for every game".
 
 The expansion is given as a two-level CSR structure, built by the game:

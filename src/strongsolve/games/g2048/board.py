@@ -1,6 +1,6 @@
 """2048 rules on an r x c board: board IDs, moves, rewards, spawns, age and symmetry.
 
-Conventions (../shared/DESIGN.md; Kaneko & Yamashita 2025, "Strongly Solving 2048 4x3", section 2):
+Conventions (the reference design (DESIGN.md); Kaneko & Yamashita 2025, "Strongly Solving 2048 4x3", section 2):
 
 - Cell ``i = row*cols + col`` holds a 4-bit exponent in bits ``4i..4i+3`` of a uint64 board ID
   (0 = empty, k = tile 2^k). The largest tile that fits is 2^15.

@@ -17,6 +17,17 @@ try:
 except ConfigError as err:
     sys.exit(f"strongsolve: config error: {err}")
 
+# The command that reruns this same configuration (its --configfile files, --config values and
+# --profile), for the repair hints of the jobs and solution.json's "rerun" (issue 16): a hint that
+# said only `snakemake --cores all` rebuilt the default run instead of a preset's. A job's own
+# Snakemake (cluster executors) keeps the main process's value.
+from strongsolve.store.rerun import RERUN_VARIABLE, profile_argument, snakemake_command
+
+if workflow.is_main_process or RERUN_VARIABLE not in os.environ:
+    os.environ[RERUN_VARIABLE] = snakemake_command(
+        workflow.config_settings.configfiles, workflow.config_settings.config_args or (),
+        profile_argument(sys.argv), cwd=os.getcwd())
+
 # after the validation, so that a bad config is refused before numba loads
 from strongsolve.games.g2048.pipeline import blocks
 from strongsolve.games.g2048.run import Run, run_name

@@ -1,6 +1,7 @@
 """``strongsolve inspect RESULTS_DIR [--age N]``: the layers of a 2048 run, age by age (issue 6)."""
 
 import json
+import shlex
 
 
 def register(subparsers):
@@ -21,7 +22,69 @@ def _num(v, digits=6):
     return "-" if v is None else f"{v:.{digits}f}"
 
 
+def _manifest_gaps(sol):
+    """``(stage, ages, target)`` for each stage's run of consecutive layers that no block manifest
+    covers (a job stopped before writing it, or it was deleted); ``target`` is what to force."""
+    from ..store.layers import block_manifest, block_target
+
+    gaps = []
+    for stage, path_of in (("afterstates", sol.run.afterstate_path), ("values", sol.run.values_path)):
+        bare = [n for n in sol.ages() if path_of(n).is_dir() and block_manifest(path_of(n)) is None]
+        for n in bare:
+            target = block_target(path_of(n))
+            if gaps and gaps[-1][0] == stage and gaps[-1][2] == target:
+                gaps[-1][1].append(n)
+            else:
+                gaps.append((stage, [n], target))
+    return gaps
+
+
+def _problems(sol):
+    """What is wrong with the run and the command that repairs each: ``[{"problem", "command"}]``.
+
+    Raises
+    ------
+    CorruptLayerError
+        If a layer is missing from a block whose manifest says it is done, or a finished run (its
+        solution.json written, or the backward block of age 4 done) lacks a value layer: the message
+        names the layer and the command that rebuilds it.
+    """
+    from ..store.layers import read_attrs
+    from ..store.rerun import rerun_command
+
+    directory = sol.run.directory
+    for stage, path_of in (("afterstates", sol.run.afterstate_path), ("values", sol.run.values_path)):
+        for manifest in sorted((directory / stage).glob("block_*-*.json")):
+            first, _, last = manifest.stem[len("block_"):].partition("-")
+            if first.isdigit() and last.isdigit():
+                for n in range(int(first), int(last) + 1, 2):
+                    if not path_of(n).is_dir():
+                        read_attrs(path_of(n))  # raises: missing, with the command that rebuilds it
+    out = [{"problem": f"{p} is not a layer of this run (ages are even, from 4 to "
+                       f"{sol.run.last_age}); every command ignores it",
+            "command": f"rm -rf {shlex.quote(str(p))}"} for p in sol.stray_layers()]
+    missing = sol.missing_values() if sol.has_values else []
+    finished = ((directory / "solution.json").is_file()
+                or any((directory / "values").glob("block_000004-*.json")))
+    if missing and finished:
+        read_attrs(sol.run.values_path(missing[0]))  # raises: missing, with the command that rebuilds it
+    if missing:
+        out.append({"problem": f"backward pass unfinished: {len(missing)} of {len(sol.run.ages())} "
+                               "value layers to go; finish it with",
+                    "command": rerun_command(run_dir=directory)})
+    for stage, ages, target in _manifest_gaps(sol):
+        out.append({"problem": f"{stage} layers of ages {ages[0]} to {ages[-1]} have no block manifest "
+                               "(a job stopped before writing it, or it was deleted); unless a run is "
+                               "still going, rebuild it with",
+                    "command": rerun_command(target, run_dir=directory)})
+    if sol.solved and not (directory / "solution.json").is_file():
+        out.append({"problem": f"{directory / 'solution.json'} is missing; write it again with",
+                    "command": rerun_command(run_dir=directory)})
+    return out
+
+
 def _table(sol, args):
+    problems = _problems(sol)
     rows = [r for r in sol.age_table() if r["states"] or r["afterstates"]]
     starts = []
     if sol.solved:
@@ -29,7 +92,7 @@ def _table(sol, args):
         starts = [{"board": sol.describe(int(s)), "probability": float(p), "value": float(v)}
                   for s, p, v in zip(ids, probs, values)]
     doc = {"run": sol.run.directory.name, **sol.run.params(), "solved": sol.solved,
-           "ages": rows, "start_states": starts}
+           "ages": rows, "start_states": starts, "problems": problems}
     if sol.solved:
         doc["expected_score"] = float(sum(s["probability"] * s["value"] for s in starts))
     if args.json:
@@ -38,7 +101,8 @@ def _table(sol, args):
     digits = 3 if sol.objective == "score" else 6
     print(f"{doc['run']}: {sol.rows}x{sol.cols}, p2 {sol.p2}, objective {sol.objective}"
           + (f" (target {sol.target_tile})" if sol.target_tile else "")
-          + ("" if sol.solved else ", forward only (no values)"))
+          + ("" if sol.solved else ", backward pass unfinished" if sol.has_values
+             else ", forward only (no values)"))
     head = (f"{'age':>6} {'states':>12} {'afterstates':>12} {'terminal':>10} {'bytes':>10} "
             f"{'bits/ID':>8} {'min value':>12} {'mean value':>12} {'max value':>12}")
     print(head)
@@ -55,6 +119,8 @@ def _table(sol, args):
         print(f"start states ({unit}; random start {doc['expected_score']:.9g}):")
         for s in starts:
             print(f"  {s['board']:<30} probability {s['probability']:.6f}  value {s['value']:.9g}")
+    for p in problems:
+        print(f"problem: {p['problem']}: `{p['command']}`")
 
 
 def _layer(sol, args):

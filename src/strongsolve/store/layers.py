@@ -14,10 +14,11 @@ trip to zarr's event-loop thread, and a layer made of separate calls cost about 
 ms per layer, most of the file-handling time of a 3x3 solve; issue 8).
 
 :func:`read_attrs` and :func:`read_layer` check all of this and raise :class:`CorruptLayerError`,
-naming the file and how to rebuild it, on any mismatch. Stages write layers ``<dir>/age_<n>.zarr``
-in Snakemake jobs and record each job's block of ages in ``<dir>/block_<first>-<last>.json`` (the
-job's declared output); Snakemake reruns a job only when that file is missing, so the rebuild hint
-names it too.
+naming the file and the command that rebuilds it (:func:`repair_command`). Stages write layers
+``<dir>/age_<n>.zarr`` in Snakemake jobs and record each job's block of ages in
+``<dir>/block_<first>-<last>.json`` (the job's declared output); a finished run's outputs are up to
+date for Snakemake, so the command forces that file's job, with the run's own configuration
+(:mod:`.rerun`).
 """
 
 import asyncio
@@ -25,6 +26,7 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 from pathlib import Path
 
@@ -35,6 +37,7 @@ from zarr.core.sync import sync
 
 from .atomic import fsync_dir, temporary_name, write_failed
 from .errors import CorruptLayerError
+from .rerun import rerun_command
 
 FORMAT = "strongsolve-layer/1"
 CHUNK = 1 << 20  # elements per zarr chunk: 8 MiB of uint64/float64, large enough to stream well
@@ -71,17 +74,35 @@ def block_manifest(path):
     return None
 
 
-# Forcing the backward jobs makes Snakemake rebuild a deleted block manifest of either stage even
-# when the run had finished (a plain rerun finds its final outputs up to date and does nothing); the
-# forced jobs keep every layer that verifies.
-REBUILD_COMMAND = "snakemake --cores all --forcerun g2048_backward"
+STAGE_RULES = {"afterstates": "g2048_forward", "values": "g2048_backward"}
+"""The workflow rule that writes each stage's layers (directory name -> rule)."""
+
+
+def block_target(path):
+    """What to force so that Snakemake rebuilds the layer ``.../<stage>/age_<n>.zarr``: the block
+    manifest of its age (the job's declared output; the blocks of both stages are the same, so the
+    other stage's manifests name it when this one's is gone), else the stage's rule."""
+    path = Path(path)
+    manifest = block_manifest(path)
+    if manifest is None:
+        other = {"afterstates": "values", "values": "afterstates"}.get(path.parent.name)
+        twin = block_manifest(path.parent.parent / other / path.name) if other else None
+        manifest = path.parent / twin.name if twin else None
+    return manifest or STAGE_RULES.get(path.parent.name, "g2048_backward")
+
+
+def repair_command(path):
+    """The shell command that rebuilds the damaged or missing layer ``path``: remove what is there
+    (a corrupt layer is never overwritten), then rerun the workflow as the run was made, forcing the
+    layer's block (a plain rerun of a finished run finds its outputs up to date and does nothing).
+    The forced jobs keep every layer that verifies and recompute only the missing ones."""
+    path = Path(path)
+    command = rerun_command(block_target(path), run_dir=path.parent.parent)
+    return f"rm -rf {shlex.quote(str(path))} && {command}" if path.exists() else command
 
 
 def _rebuild_hint(path):
-    manifest = block_manifest(path)
-    what = f"{path} and {manifest}" if manifest else str(path)
-    return (f"delete {what}, then run `{REBUILD_COMMAND}` to rebuild it (the jobs keep the layers "
-            "that verify and recompute only the missing ones)")
+    return f"to rebuild it, run: `{repair_command(path)}`"
 
 
 def write_layer(path, arrays, attrs):

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...store.atomic import write_json_atomic, write_text_atomic
 from ...store.layers import layer_bytes
+from ...store.rerun import base_command
 from .backward import state_values
 from .board import age, decode, start_states
 
@@ -55,9 +56,11 @@ def solution(run, rows):
     -------
     dict with keys ``rows, cols, p2, objective, target_tile, num_states, num_afterstates,
     num_terminal_states, afterstate_bytes, max_age, expected_score, start_states`` (a list of
-    ``{board, probability, value}``; board as rows of tile values). ``afterstate_bytes`` is the size
+    ``{board, probability, value}``; board as rows of tile values), ``rerun``. ``afterstate_bytes`` is the size
     of the Elias-Fano coded afterstate IDs of all ages (issue 3). ``expected_score`` is in points (score objective) or is
     the probability of reaching the target tile (then also given as ``reach_probability``).
+    ``rerun`` is the command that reruns the run as it was made (:func:`store.rerun.base_command`:
+    the workflow's, with its config files and values), from which repair hints are built.
     """
     ids, probs = start_states(run.rows, run.cols, run.p2)
     values = np.empty(ids.size)
@@ -81,6 +84,7 @@ def solution(run, rows):
         "expected_score": expected,
         "start_states": [{"board": decode(s, run.rows, run.cols).tolist(), "probability": float(p),
                           "value": float(v)} for s, p, v in zip(ids, probs, values)],
+        "rerun": base_command(run.directory),
     }
     if run.target_tile:
         doc["reach_probability"] = expected

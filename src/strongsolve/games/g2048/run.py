@@ -20,7 +20,7 @@ import numpy as np
 
 from ...codecs.eliasfano import EliasFano, EliasFanoBuilder
 from ...store.errors import CorruptLayerError
-from ...store.layers import REBUILD_COMMAND, checksum, read_attrs, read_layer
+from ...store.layers import checksum, read_attrs, read_layer, repair_command
 from .board import check_shape, last_age, tables
 
 DEFAULT_P2 = 0.9
@@ -137,8 +137,8 @@ class Run:
         try:
             return EliasFano.from_words(arrays["words"], attrs["eliasfano"]), attrs
         except (KeyError, ValueError) as err:
-            raise CorruptLayerError(f"layer {path} is not a valid Elias-Fano layer ({err}); delete it "
-                                    f"and its block manifest, then run `{REBUILD_COMMAND}`") from err
+            raise CorruptLayerError(f"layer {path} is not a valid Elias-Fano layer ({err}); to "
+                                    f"rebuild it, run: `{repair_command(path)}`") from err
 
     def load_afterstates(self, age):
         """Sorted canonical afterstate IDs of ``age`` (uint64[A], decoded from the Elias-Fano layer)

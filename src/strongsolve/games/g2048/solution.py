@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ...store.layers import read_attrs
+from ...store.rerun import inferred_command
 from .backward import state_values
 from .board import DIRECTIONS, age, canonical, move, start_states
 from .boardtext import format_board
@@ -95,9 +96,28 @@ class Solution:
     target_tile = property(lambda self: self.run.target_tile)
     objective = property(lambda self: "reach_tile" if self.run.target_tile else "score")
 
+    def _layer_dirs(self, stage):
+        """``{age: path}`` of the ``age_<n>.zarr`` directories of a stage (any number)."""
+        out = {}
+        for p in (self.run.directory / stage).glob("age_*.zarr"):
+            if p.stem[4:].isdigit():
+                out[int(p.stem[4:])] = p
+        return out
+
     def ages(self):
-        """Ages (sorted list of int) that have an afterstate layer on disk."""
-        return sorted(int(p.stem[4:]) for p in (self.run.directory / "afterstates").glob("age_*.zarr"))
+        """Ages (sorted list of int) that have an afterstate layer on disk: even ages from 4 to the
+        last age (:meth:`stray_layers` lists any other ``age_*.zarr`` directory)."""
+        return sorted(n for n in self._layer_dirs("afterstates") if n in self._valid_ages())
+
+    def _valid_ages(self):
+        return range(4, self.run.last_age + 1, 2)
+
+    def stray_layers(self):
+        """Paths of ``age_*.zarr`` directories (both stages) whose age is not one of this run (odd,
+        below 4 or beyond the last age): no stage writes them, and every command ignores them."""
+        valid = self._valid_ages()
+        return sorted(p for stage in ("afterstates", "values")
+                      for n, p in self._layer_dirs(stage).items() if n not in valid)
 
     @property
     def solved(self):
@@ -106,6 +126,18 @@ class Solution:
             self._solved = all(self.run.values_path(n).is_dir() for n in self.run.ages())
         return self._solved
 
+    @property
+    def has_values(self):
+        """True when the backward pass has written anything (a value layer or block manifest, or
+        solution.json): a run with values missing is then damaged or unfinished, not forward-only."""
+        values = self.run.directory / "values"
+        return ((self.run.directory / "solution.json").is_file()
+                or any(values.glob("age_*.zarr")) or any(values.glob("block_*.json")))
+
+    def missing_values(self):
+        """Ages (sorted list) whose value layer is missing."""
+        return [n for n in self.run.ages() if not self.run.values_path(n).is_dir()]
+
     def layer(self, n):
         """The afterstate layer of age ``n``: sorted canonical IDs (uint64[A]) and their values
         (float64[A]); empty arrays beyond the last age.
@@ -113,18 +145,20 @@ class Solution:
         Raises
         ------
         ValueError
-            If the run has no values (forward-only), or ``n`` is not an even age >= 4.
+            If the run has no values at all (forward-only), or ``n`` is not an even age >= 4.
         CorruptLayerError
-            If a layer file is missing or corrupt.
+            If a layer file is missing or corrupt: the message names it and the command that
+            rebuilds it.
         """
         if n < 4 or n % 2:
             raise ValueError(f"age {n} has no layer; ages are even, from 4 to {self.run.last_age}")
         if n in self._cache:
             self._cache.move_to_end(n)
             return self._cache[n]
-        if not self.solved:
-            raise ValueError(f"run {self.run.directory} has no values: it is a forward-only run (or "
-                             "its backward pass is unfinished); solve it to the last age first")
+        if not self.solved and not self.has_values:
+            raise ValueError(f"run {self.run.directory} has no values: it is a forward-only run "
+                             "(or its backward pass has not started); solve it to the last age with "
+                             f"`{inferred_command(self.run.directory, to_last_age=True)}`")
         ids = self.run.load_afterstates(n)[0]
         entry = (ids, self.run.load_values(n, ids))
         self._cache[n] = entry

@@ -1,5 +1,12 @@
-"""``strongsolve shutbox``: solve a Shut the Box variant exactly (issue 7)."""
+"""``strongsolve shutbox``: solve a Shut the Box variant exactly (issue 7).
 
+JSON output (``--json``, ``--output``) is strict JSON: a number that is infinite (a goal the dice
+cannot reach, e.g. ``--faces 1``: the expected rolls are infinite) or NaN is written as ``null``;
+the text output prints it as ``inf``.
+"""
+
+import math
+from pathlib import Path
 
 from . import emit
 
@@ -30,14 +37,55 @@ def register(subparsers):
                    help="also solve by value iteration and by an exact sparse solve of the final "
                         "policy, and report both (key 'checks')")
     p.add_argument("--policy", action="store_true", help="include the optimal policy table")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--json", action="store_true",
+                   help="print JSON instead of text (an infinite value, an unreachable goal, is null)")
     p.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
     p.set_defaults(handler=run)
+
+
+def finite_or_none(value):
+    """``value`` with every non-finite float (inf, NaN) replaced by None, in nested dicts and lists,
+    so that it is written as strict JSON (``null``; Python's json writes ``Infinity``)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_none(v) for v in value]
+    return value
+
+
+def _check_output(path):
+    """Refuse an ``--output`` that cannot be a file before the solve (ValueError naming it)."""
+    if path and Path(path).is_dir():
+        raise ValueError(f"--output {path} is a directory; allowed: a file name, e.g. "
+                         f"{Path(path) / 'shutbox.json'}")
+
+
+def _emit(args, out, text):
+    """:func:`emit`, with a failed ``--output`` write explained for this command (the store's
+    message is about the workflow's layers)."""
+    from ..store.errors import StoreWriteError
+
+    try:
+        emit(args, finite_or_none(out), text)
+    except StoreWriteError as err:
+        # the store's reason (it names a file standing where a directory is needed), without its
+        # advice; else the system's
+        text, head = str(err), f"cannot write {Path(args.output)}: "
+        reason = (text[len(head):].split("; nothing was written")[0] if text.startswith(head)
+                  else getattr(err.__cause__, "strerror", None) or text)
+        failed = StoreWriteError(f"cannot write --output {args.output}: {reason}; nothing was "
+                                 "written. Free disk space or give a writable file, then run the same "
+                                 "command again")
+        failed.errno = err.errno
+        raise failed from err
 
 
 def run(args):
     from ..games import shutbox as sb
 
+    _check_output(args.output)
     objective = args.objective or ("min-rolls" if args.rule == "flip-one" else "max-shut")
     sol = sb.solve(args.cards, args.faces, args.rule, objective, args.one_die, args.method,
                    args.tol)
@@ -77,5 +125,5 @@ def run(args):
         c = out["checks"]
         text += (f"\n  check: other method {c['other_method']:.12g}, exact policy value "
                  f"{c['exact_policy_value']:.12g}")
-    emit(args, out, text)
+    _emit(args, out, text)
     return 0

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...store.atomic import write_json_atomic, write_text_atomic
 from ...store.layers import layer_bytes
-from ...store.rerun import base_command
+from ...store.rerun import base_command, is_snakemake_command
 from .backward import state_values
 from .board import age, decode, start_states
 
@@ -59,8 +59,10 @@ def solution(run, rows):
     ``{board, probability, value}``; board as rows of tile values), ``rerun``. ``afterstate_bytes`` is the size
     of the Elias-Fano coded afterstate IDs of all ages (issue 3). ``expected_score`` is in points (score objective) or is
     the probability of reaching the target tile (then also given as ``reach_probability``).
-    ``rerun`` is the command that reruns the run as it was made (:func:`store.rerun.base_command`:
-    the workflow's, with its config files and values), from which repair hints are built.
+    ``rerun`` is the Snakemake command that reruns the run as it was made, with its config files and
+    values (:func:`store.rerun.base_command`), from which repair hints are built; None for a run
+    made outside the workflow (``strongsolve 2048 solve``: its hints name that command with the run
+    directory as it is then given, so a moved directory still gets the right one).
     """
     ids, probs = start_states(run.rows, run.cols, run.p2)
     values = np.empty(ids.size)
@@ -84,11 +86,16 @@ def solution(run, rows):
         "expected_score": expected,
         "start_states": [{"board": decode(s, run.rows, run.cols).tolist(), "probability": float(p),
                           "value": float(v)} for s, p, v in zip(ids, probs, values)],
-        "rerun": base_command(run.directory),
+        "rerun": _snakemake_rerun(run),
     }
     if run.target_tile:
         doc["reach_probability"] = expected
     return doc
+
+
+def _snakemake_rerun(run):
+    command = base_command(run.directory)
+    return command if command and is_snakemake_command(command) else None
 
 
 def run_report(run, max_age=None):

@@ -187,6 +187,9 @@ def test_deleted_solution_json_found_by_inspect(reference, wf):
     problem = next(line for line in proc.stdout.splitlines() if line.startswith("problem:"))
     assert f"{RUN / 'solution.json'} is missing" in problem
     # solution.json held the run's command; the one rebuilt from the run's files sets the same
-    # parameters with --config
-    follow(wf, problem)
+    # parameters with --config (its blocks: the length of the first one)
+    command = follow(wf, problem)
+    assert command == ("snakemake --cores all --config results=results preset= 'games=[g2048]' "
+                       f"'g2048={{rows: 2, cols: 3, spawn: {{p2: 0.9, p4: {1 - 0.9!r}}}, objective: score, "
+                       "ages_per_job: 32}' max_age=null")
     assert_repaired(reference / RUN, wf / RUN, before)

@@ -160,7 +160,10 @@ def play(solution, games, seed, progress=False):
     Raises
     ------
     ValueError
-        If ``games`` < 2, ``seed`` < 0, or the run has no values.
+        If ``games`` < 2, ``seed`` < 0, or the run has no values at all (forward-only).
+    CorruptLayerError
+        If a layer the games reach is missing or corrupt (a value layer deleted from a solved run,
+        say): the message names it and the command that rebuilds it (:meth:`Solution.layer`).
     """
     from tqdm import tqdm
 

@@ -57,7 +57,8 @@ def run_copy(solved, tmp_path):
 # --- the commands -----------------------------------------------------------------------------
 
 def test_snakemake_command_repeats_the_invocations_configuration(tmp_path):
-    files = [tmp_path / "workflow" / "presets" / "2048_2x4.yaml", tmp_path / "more.yaml", Path("/elsewhere/x.yaml")]
+    files = [tmp_path / "workflow" / "presets" / "2048_2x4.yaml", tmp_path / "more.yaml",
+             Path("/elsewhere/x.yaml")]
     command = snakemake_command(files, ["preset=2048_2x4", "g2048={ages_per_job: 32}"],
                                 profile="profiles/slurm", cwd=tmp_path)
     assert command == ("snakemake --cores all --profile profiles/slurm --configfile "
@@ -69,7 +70,8 @@ def test_snakemake_command_repeats_the_invocations_configuration(tmp_path):
 
 
 def test_rerun_command_prefers_the_workflows_then_solution_json(monkeypatch, tmp_path):
-    (tmp_path / "solution.json").write_text(json.dumps({"rerun": "snakemake --cores all --config preset=2048_2x4"}))
+    recorded = {"rerun": "snakemake --cores all --config preset=2048_2x4"}
+    (tmp_path / "solution.json").write_text(json.dumps(recorded))
     monkeypatch.delenv(RERUN_VARIABLE, raising=False)
     assert rerun_command("g2048_backward", run_dir=tmp_path) == (
         "snakemake --cores all --config preset=2048_2x4 --forcerun g2048_backward")
@@ -159,7 +161,8 @@ def test_shutbox_json_writes_an_infinite_value_as_null(capsys, tmp_path):
     # one face: every roll is (1, 1), so only cards 1 and 2 can ever be flipped; setting card 3 never
     # happens and the expected number of rolls is infinite
     out_file = tmp_path / "sb.json"
-    code, out, _ = cli(capsys, "shutbox", "--cards", 3, "--faces", 1, "--json", "--check", "--output", out_file)
+    code, out, _ = cli(capsys, "shutbox", "--cards", 3, "--faces", 1, "--json", "--check",
+                       "--output", out_file)
     assert code == 0
 
     def refuse(constant):

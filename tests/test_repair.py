@@ -193,3 +193,26 @@ def test_deleted_solution_json_found_by_inspect(reference, wf):
                        f"'g2048={{rows: 2, cols: 3, spawn: {{p2: 0.9, p4: {1 - 0.9!r}}}, objective: score, "
                        "ages_per_job: 32}' max_age=null")
     assert_repaired(reference / RUN, wf / RUN, before)
+
+
+def test_preset_run_records_and_repairs_with_its_preset(tmp_path):
+    # `--config preset=...` (the README's way to pick a preset): the smallest one, 2x2
+    wf = tmp_path / "wf"
+    wf.mkdir()
+    for name in ("Snakefile", "config.yaml", "workflow", "profiles"):
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, wf / name)
+    proc = run_in(wf, "snakemake --cores 2 --config preset=2048_2x2")
+    assert proc.returncode == 0, proc.output[-3000:]
+    run = Path("results") / "2048_2x2"
+    ref = json.loads((wf / run / "solution.json").read_text())
+    assert ref["rerun"] == "snakemake --cores all --config preset=2048_2x2"
+    assert ref["expected_score"] == pytest.approx(naive.solve(2, 2).expected_score, rel=1e-9)
+    victim = run / "values" / "age_000010.zarr"
+    flip_byte(wf / victim / "values" / "c" / "0")
+    proc = run_in(wf, f"strongsolve 2048 play {run} --games 20")
+    assert proc.returncode == 2
+    command = follow(wf, proc.stderr)
+    assert command == (f"rm -rf {victim} && snakemake --cores all --config preset=2048_2x2 "
+                       f"--forcerun {run}/values/block_000004-000060.json")
+    assert json.loads((wf / run / "solution.json").read_text()) == ref

@@ -147,7 +147,8 @@ def inferred_command(run_dir, to_last_age=False):
     params = _run_params(run_dir)
     if params is None:
         return None
-    rows, cols, p2, target = int(params["rows"]), int(params["cols"]), float(params["p2"]), int(params["target_tile"] or 0)
+    rows, cols, p2 = int(params["rows"]), int(params["cols"]), float(params["p2"])
+    target = int(params["target_tile"] or 0)
     forward, values = _manifests(run_dir, "afterstates"), _manifests(run_dir, "values")
     solved = (run_dir / "solution.json").exists() or values or any((run_dir / "values").glob("age_*.zarr"))
     max_age = None

@@ -95,7 +95,20 @@ def repair_command(path):
     """The shell command that rebuilds the damaged or missing layer ``path``: remove what is there
     (a corrupt layer is never overwritten), then rerun the workflow as the run was made, forcing the
     layer's block (a plain rerun of a finished run finds its outputs up to date and does nothing).
-    The forced jobs keep every layer that verifies and recompute only the missing ones."""
+    The forced jobs keep every layer that verifies and recompute only the missing ones.
+
+    Parameters
+    ----------
+    path : str or Path
+        The layer, ``<run>/<stage>/age_<n>.zarr``, as the caller names it (paths in the command
+        are the same, so it is meant for the directory the run's paths are relative to).
+
+    Returns
+    -------
+    str
+        ``rm -rf <path> && <rerun command> --forcerun <block manifest>`` (no ``rm`` when nothing is
+        there); the rerun command comes from :func:`.rerun.rerun_command`.
+    """
     path = Path(path)
     command = rerun_command(block_target(path), run_dir=path.parent.parent)
     return f"rm -rf {shlex.quote(str(path))} && {command}" if path.exists() else command

@@ -289,9 +289,8 @@ def disk_usage(run_dir, large=100_000):
     """Counts from a run's summary.csv, and bytes on disk of its afterstate and value layers: over
     all layers, and over the layers of at least ``large`` afterstates (zarr's per-layer metadata
     weighs less there, as in the layers of 1e8 IDs of 4x3)."""
-    import csv
-    with open(run_dir / "summary.csv") as f:
-        summary = [{k: int(r[k]) for k in ("age", "states", "afterstates")} for r in csv.DictReader(f)]
+    from strongsolve.games.g2048.report import read_summary
+    summary = read_summary(run_dir)  # verified against summary.csv.sha256
 
     def size(path):
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
@@ -383,6 +382,7 @@ def workflow_copy(dest):
 
 def stage_snakemake(board, max_age, threads, workdir):
     """The real workflow on ``board`` after a warm-up run on 2x2 (the JIT cache is then warm)."""
+    from strongsolve.games.g2048.report import read_solution
     rows, cols = board
     snakemake = str(Path(sys.executable).with_name("snakemake"))
     with tempfile.TemporaryDirectory(prefix="snakemake-", dir=workdir) as tmp:
@@ -408,8 +408,8 @@ def stage_snakemake(board, max_age, threads, workdir):
                "cpu_s": cpu, "peak_rss_bytes": rss, "jobs": jobs, "warmup_2x2_wall_s": warm[3],
                "warmup_2x2_jobs": len(list((wf / "results" / "2048_2x2" / "logs").glob("*.log"))),
                **disk_usage(run_dir)}
-        solution = run_dir / "solution.json"
-        doc["expected_score"] = json.loads(solution.read_text())["expected_score"] if solution.exists() else None
+        solved = (run_dir / "solution.json").exists()
+        doc["expected_score"] = read_solution(run_dir)["expected_score"] if solved else None
         return doc
 
 

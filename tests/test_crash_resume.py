@@ -280,10 +280,10 @@ def test_sigkill_at_random_moments_then_plain_rerun_gives_identical_results(refe
     before = identities(run_dir)
 
     # 5. A plain rerun finishes, recomputing nothing that was complete (the report, whose
-    #    solution.json is missing, runs again: summary.csv may be written twice).
+    #    solution.json is missing, runs again: summary.csv and its checksum may be written twice).
     proc = snakemake(wf)
     assert proc.returncode == 0, proc.output[-3000:]
-    assert_kept(before, run_dir, rewritten={Path("summary.csv")})
+    assert_kept(before, run_dir, rewritten={Path("summary.csv"), Path("summary.csv.sha256")})
     assert_same_results(reference / RUN, run_dir)
 
 
@@ -292,6 +292,7 @@ def test_corrupt_layer_is_refused_then_rebuilt_by_following_the_message(referenc
     run_dir = wf / RUN
     # The report is still to do, and a byte of a value layer it reads (age 4: start states) flipped.
     (run_dir / "summary.csv").unlink()
+    (run_dir / "summary.csv.sha256").unlink()
     (run_dir / "solution.json").unlink()
     victim = RUN / "values" / "age_000004.zarr"
     manifest = RUN / "values" / "block_000004-000098.json"
@@ -343,7 +344,7 @@ def test_layer_deleted_from_a_finished_run_is_rebuilt_by_following_the_message(r
     assert (wf / victim).is_dir() and (wf / manifest).is_file()
     assert_resumed(run_dir, "afterstates", (100, 194, set(range(100, 195, 2)) - {120}))
     assert_kept(before, run_dir, rewritten={manifest.relative_to(RUN), Path("summary.csv"),
-                                             Path("solution.json")} | {
+                                             Path("summary.csv.sha256"), Path("solution.json")} | {
         Path(stage) / f"block_{a:06d}-{b:06d}.json" for stage in ("afterstates", "values")
         for a, b in BLOCKS})
 
@@ -393,6 +394,7 @@ def test_write_error_fails_the_job_clearly_and_the_run_resumes(reference, tmp_pa
     for age in range(4, 99, 2):
         shutil.rmtree(run_dir / "values" / f"age_{age:06d}.zarr")
     (run_dir / "summary.csv").unlink()
+    (run_dir / "summary.csv.sha256").unlink()
     (run_dir / "solution.json").unlink()
     done = len(layers(run_dir, "values"))
 

@@ -6,7 +6,9 @@ seconds. Values are checked against the plain sequence-form LP of tests/naive.py
 cards, with the utilities the driver derived from the stored continuation values.
 """
 
+import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import jsonschema
@@ -189,3 +191,59 @@ def test_transfer_regrets_by_key():
         else:
             assert not moved[lo:hi].any()
     assert 0 < len(set(src) & set(map(int, b.infoset_key))) < len(b.infoset_key)
+
+
+# ---- checksums of the stored subgames (issue 16) -------------------------------------------------
+
+REBUILD_GROUPS = "snakemake --cores all --forcerun truco_row11_group"
+
+
+def hand_of_eleven_policy(results, capsys):
+    vira, cards = tiny_cards(5)
+    hand = " ".join(R.card_text(x) for x in cards[:3])
+    return run_cli(["truco", "policy", "--score", "8-11", "--dealer", "0", "--vira", R.card_text(vira),
+                    "--hand", hand, "--results", str(results)], capsys)
+
+
+def test_edited_subgame_value_is_refused(results, tmp_path, capsys):
+    copy = shutil.copytree(results, tmp_path / "results")
+    meta = subgame_path(copy, 11, 8, 5) / "zarr.json"
+    doc = json.loads(meta.read_text())
+    assert doc["attributes"]["value"] != 0.99
+    doc["attributes"]["value"] = 0.99
+    meta.write_text(json.dumps(doc, indent=2))
+    want = (f"strongsolve: error: {meta} does not match its checksum; it is damaged or was edited, so "
+            f"it is not used. Rebuild it with `{REBUILD_GROUPS}`\n")
+    code, out, err = hand_of_eleven_policy(copy, capsys)
+    assert (code, out, err) == (2, "", want)
+    code, out, err = run_cli(["truco", "grid", "--results", str(copy)], capsys)
+    assert (code, out, err) == (2, "", want)
+
+
+def test_corrupt_subgame_chunk_is_refused_naming_the_file(results, tmp_path, capsys):
+    copy = shutil.copytree(results, tmp_path / "results")
+    array = subgame_path(copy, 11, 8, 5) / "policy"
+    chunks = sorted(p for p in array.rglob("*") if p.is_file() and p.name != "zarr.json")
+    assert chunks, "the policy array has no chunk file"
+    data = bytearray(chunks[0].read_bytes())
+    data[len(data) // 2:] = b"\xff" * (len(data) - len(data) // 2)
+    chunks[0].write_bytes(bytes(data))
+    code, out, err = hand_of_eleven_policy(copy, capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(f"strongsolve: error: {array} ")
+    assert err.endswith(f"Rebuild it with `{REBUILD_GROUPS}`\n") and "Traceback" not in err
+    code, out, _ = hand_of_eleven_policy(results, capsys)  # the original is untouched
+    assert code == 0 and "hand of eleven" in out
+
+
+def test_subgame_checksums_are_sha256_of_the_stored_content(results):
+    """Recomputed here with hashlib from the zarr.json and the arrays, not with the store's code."""
+    path = subgame_path(results, 11, 8, 5)
+    attrs = json.loads((path / "zarr.json").read_text())["attributes"]
+    rest = {k: v for k, v in attrs.items() if k != "checksum"}
+    text = json.dumps(rest, sort_keys=True, separators=(",", ":"))
+    assert attrs["checksum"] == "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+    _, data = read_subgame(path)
+    for name, a in data.items():
+        head = f"{a.dtype.str}:{list(a.shape)}:".encode()
+        assert attrs["arrays"][name]["checksum"] == "sha256:" + hashlib.sha256(head + a.tobytes()).hexdigest()

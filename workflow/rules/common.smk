@@ -30,7 +30,7 @@ if workflow.is_main_process or RERUN_VARIABLE not in os.environ:
 
 # after the validation, so that a bad config is refused before numba loads
 from strongsolve.games.g2048.pipeline import blocks
-from strongsolve.games.g2048.run import Run, run_name
+from strongsolve.games.g2048.run import ForeignRunError, Run, check_run_directory, run_name
 
 
 def hold_run_lock(snakemake_dir=Path(".snakemake")):
@@ -68,6 +68,10 @@ G2048_RUN = Run(
     G["rows"], G["cols"], G["spawn"]["p2"],
     G["target_tile"] if G["objective"] == "reach_tile" else 0,
 )
+try:  # here, not in a job: Snakemake removes a rerun job's outputs before running it
+    check_run_directory(G2048_RUN)
+except ForeignRunError as err:
+    sys.exit(f"strongsolve: error: {err}")
 G2048_DIR = str(G2048_RUN.directory)
 MAX_AGE = config["max_age"]
 G2048_SOLVED = MAX_AGE is None or MAX_AGE >= G2048_RUN.last_age

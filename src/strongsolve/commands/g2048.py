@@ -35,8 +35,10 @@ def _ages(text):
 
 
 def _run(args):
-    from ..games.g2048.run import Run
-    return Run(args.run_dir, args.rows, args.cols, args.p2, args.target_tile)
+    from ..games.g2048.run import Run, check_run_directory
+    run = Run(args.run_dir, args.rows, args.cols, args.p2, args.target_tile)
+    check_run_directory(run)  # before a stage removes or writes anything
+    return run
 
 
 def _stage_options(args):

@@ -11,3 +11,9 @@ class StoreWriteError(OSError):
 
     ``errno`` is the underlying error's, so callers can still tell ENOSPC from EACCES.
     """
+
+
+class CorruptResultError(CorruptLayerError):
+    """A result file a user reads (``solution.json``, ``summary.csv``, a Truco subgame) cannot be
+    read, has no checksum or does not match it; the message names the file and how to rebuild it.
+    A :class:`CorruptLayerError`, so whatever catches those catches these."""

@@ -1,17 +1,25 @@
-"""Report stage: ``summary.csv`` (one row per age) and ``solution.json`` (issue 2, item 6)."""
+"""Report stage: ``summary.csv`` (one row per age) and ``solution.json`` (issue 2, item 6).
+
+Both carry a SHA-256 checksum (:mod:`store.checksums`): ``solution.json`` under its ``"checksum"``
+key, ``summary.csv`` in ``summary.csv.sha256``. :func:`read_solution` and :func:`read_summary` verify
+it and name the file and the command that rebuilds it (the report rule, forced) when it fails.
+"""
 
 import csv
 import io
+from pathlib import Path
 
 import numpy as np
 
-from ...store.atomic import write_json_atomic, write_text_atomic
+from ...store.checksums import read_json_checked, read_text_checked, write_json_checked, write_text_checked
 from ...store.layers import layer_bytes
 from ...store.rerun import base_command, is_snakemake_command
 from .backward import state_values
 from .board import age, decode, start_states
 
 SUMMARY_COLUMNS = ["age", "states", "afterstates", "terminal_states", "bytes", "bits_per_afterstate"]
+REPORT_RULE = "g2048_report"
+"""The Snakemake rule that writes ``summary.csv`` and ``solution.json`` (workflow/rules/g2048.smk)."""
 
 
 def summary_rows(run, max_age=None):
@@ -34,14 +42,64 @@ def summary_rows(run, max_age=None):
 
 
 def write_summary(run, max_age=None):
-    """Write ``summary.csv`` atomically and return its rows."""
+    """Write ``summary.csv`` and its checksum ``summary.csv.sha256`` atomically; return its rows."""
     rows = summary_rows(run, max_age)
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
-    write_text_atomic(run.directory / "summary.csv", buf.getvalue())
+    write_text_checked(run.directory / "summary.csv", buf.getvalue())
     return rows
+
+
+def read_summary(run_dir):
+    """The rows of a run's ``summary.csv``, verified against ``summary.csv.sha256``.
+
+    Parameters
+    ----------
+    run_dir : str or Path
+        A run directory, e.g. ``results/2048_3x3``.
+
+    Returns
+    -------
+    list of dict
+        One per age, keys :data:`SUMMARY_COLUMNS`; ``bits_per_afterstate`` a float, the others int.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the run has no ``summary.csv``.
+    CorruptResultError
+        If it or its checksum file is damaged or edited; the message names the file and the command
+        that rebuilds it.
+    """
+    text = read_text_checked(Path(run_dir) / "summary.csv", REPORT_RULE)
+    return [{k: (float(v) if k == "bits_per_afterstate" else int(v)) for k, v in row.items()}
+            for row in csv.DictReader(io.StringIO(text))]
+
+
+def read_solution(run_dir):
+    """A run's ``solution.json``, verified against its ``"checksum"`` key.
+
+    Parameters
+    ----------
+    run_dir : str or Path
+        A solved run directory, e.g. ``results/2048_3x3``.
+
+    Returns
+    -------
+    dict
+        The document :func:`solution` made (without the checksum).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the run has no ``solution.json``.
+    CorruptResultError
+        If it is truncated, not JSON, has no checksum or does not match it (a value edited); the
+        message names the file and the command that rebuilds it from the layers.
+    """
+    return read_json_checked(Path(run_dir) / "solution.json", REPORT_RULE)
 
 
 def solution(run, rows):
@@ -100,16 +158,16 @@ def _snakemake_rerun(run):
 
 def run_report(run, max_age=None):
     """Report stage: always ``summary.csv``; ``solution.json`` too when the run is solved to the
-    last age (``max_age`` None), since values need every layer.
+    last age (``max_age`` None), since values need every layer. Each with its checksum.
 
     Returns
     -------
     dict or None
-        The solution document, or None for a forward-only run.
+        The solution document (without the checksum stored with it), or None for a forward-only run.
     """
     rows = write_summary(run, max_age)
     if max_age is not None and max_age < run.last_age:
         return None
     doc = solution(run, rows)
-    write_json_atomic(run.directory / "solution.json", doc)
+    write_json_checked(run.directory / "solution.json", doc)
     return doc

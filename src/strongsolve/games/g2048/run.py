@@ -1,7 +1,7 @@
 """A 2048 solve on disk: its parameters, its directory layout, and verified access to its layers.
 
 Layout of ``results/<run>/`` (``run`` = ``2048_<r>x<c>``, plus ``_p2-<p>`` for a non-default spawn
-distribution and ``_reach<tile>`` for the reach-a-tile objective)::
+distribution, ``p`` exact, and ``_reach<tile>`` for the reach-a-tile objective; :func:`run_name`)::
 
     afterstates/age_000042.zarr   forward pass: sorted canonical afterstate IDs of age 42, with the
                                   counts of states, terminal states and afterstates in the attributes
@@ -9,10 +9,11 @@ distribution and ``_reach<tile>`` for the reach-a-tile objective)::
     values/age_000042.zarr        backward pass: float64 values aligned with the IDs (points for the
                                   score objective, probability for reach-a-tile)
     values/block_*.json
-    summary.csv, solution.json    report
+    summary.csv, solution.json    report (with checksums: summary.csv.sha256, a "checksum" key)
     logs/, plots/
 """
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,14 +57,76 @@ def decode_all(seq):
     return np.concatenate(list(seq.iter_chunks())) if len(seq) else np.empty(0, np.uint64)
 
 
+def p2_text(p2):
+    """``p2`` as text that reads back to the same float: the short ``%g`` form when exact
+    (``0.8``, ``1``), else ``repr`` (``0.8000004``, ``0.30000000000000004``), so that two runs share
+    a name only if their p2 are the same number."""
+    short = f"{p2:g}"
+    return short if float(short) == p2 else repr(float(p2))
+
+
 def run_name(rows, cols, p2=DEFAULT_P2, target_tile=0):
-    """Directory name of a run: ``2048_3x3``, ``2048_3x3_p2-0.8``, ``2048_3x3_reach512``."""
+    """Directory name of a run: ``2048_3x3``, ``2048_3x3_p2-0.8``, ``2048_3x3_reach512``.
+
+    Every parameter is in the name exactly (:func:`p2_text`): two runs that differ in any of them
+    get two directories.
+    """
     name = f"2048_{rows}x{cols}"
     if p2 != DEFAULT_P2:
-        name += f"_p2-{p2:g}"
+        name += f"_p2-{p2_text(p2)}"
     if target_tile:
         name += f"_reach{target_tile}"
     return name
+
+
+class ForeignRunError(ValueError):
+    """A run directory holds the results of a run with other parameters."""
+
+
+def check_run_directory(run):
+    """Refuse a run directory that holds another run's results, before anything is written or removed.
+
+    Snakemake removes a job's existing outputs before it runs the job (a rerun because the
+    parameters changed, issue 16), so this is checked when the workflow starts, not in the job. The
+    block manifests and the first layer of each stage are compared with ``run.params()``; files
+    that cannot be read are left to the jobs' own checks (a damaged layer is rebuilt, not foreign).
+
+    Raises
+    ------
+    ForeignRunError
+        Naming the file, the parameter that differs, and the command that moves the directory to
+        the name of the run it holds.
+    """
+    want = run.params()
+    for stage in ("afterstates", "values"):
+        folder = run.directory / stage
+        if not folder.is_dir():
+            continue
+        sources = sorted(folder.glob("block_*.json")) + sorted(folder.glob("age_*.zarr"))[:1]
+        for path in sources:
+            try:
+                have = json.loads(path.read_text()) if path.suffix == ".json" else read_attrs(path)
+            except (OSError, ValueError, CorruptLayerError):
+                continue
+            if not isinstance(have, dict):
+                continue
+            for key, value in want.items():
+                if have.get(key) != value:
+                    raise ForeignRunError(_foreign_message(run, path, have, key))
+
+
+def _foreign_message(run, path, have, key):
+    text = (f"{run.directory} holds another run: {path} has {key} = {have.get(key)!r}, this run has "
+            f"{key} = {run.params()[key]!r}. Nothing was changed.")
+    try:
+        other = run.directory.with_name(run_name(int(have["rows"]), int(have["cols"]),
+                                                 float(have["p2"]), int(have["target_tile"] or 0)))
+    except (KeyError, TypeError, ValueError):
+        other = None
+    if other is not None and other != run.directory and not other.exists():
+        return text + (f" Move it to the name of the run it holds with `mv {run.directory} {other}`, "
+                       "then run again")
+    return text + " Move it away (or set another `results` directory), then run again"
 
 
 @dataclass(frozen=True)

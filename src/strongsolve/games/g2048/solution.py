@@ -10,7 +10,6 @@ Values are in the run's objective: expected future merge points (score), or the 
 making the target tile (reach-a-tile).
 """
 
-import json
 from collections import OrderedDict
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from ...store.rerun import inferred_command
 from .backward import state_values
 from .board import DIRECTIONS, age, canonical, move, start_states
 from .boardtext import format_board
-from .report import summary_rows
+from .report import read_solution, summary_rows
 from .run import Run
 
 CACHE_ENTRIES = 1 << 23
@@ -31,19 +30,21 @@ CACHE_ENTRIES = 1 << 23
 def open_run(results_dir):
     """The :class:`run.Run` of a results directory.
 
-    The parameters (rows, cols, p2, target tile) come from ``solution.json`` when the run is solved,
-    else from the attributes of its age-4 afterstate layer (a forward-only run).
+    The parameters (rows, cols, p2, target tile) come from ``solution.json`` when the run is solved
+    (verified against its checksum), else from the attributes of its age-4 afterstate layer (a
+    forward-only run).
 
     Raises
     ------
     ValueError
         If the directory holds neither (not a 2048 run directory).
+    CorruptResultError
+        If ``solution.json`` is damaged or edited (names it and the command that rebuilds it).
     """
     directory = Path(results_dir)
-    doc = directory / "solution.json"
     first = directory / "afterstates" / "age_000004.zarr"
-    if doc.is_file():
-        params = json.loads(doc.read_text())
+    if (directory / "solution.json").is_file():
+        params = read_solution(directory)
     elif first.is_dir():
         params = read_attrs(first)
     else:

@@ -13,8 +13,15 @@ zero-padded, ``c`` the vira class). A group holds
 
 A group directory is written under a temporary name next to its final place and renamed when
 complete, so a reader never sees half a subgame.
+
+Every subgame carries SHA-256 checksums (:mod:`store.checksums`): ``arrays`` in the attributes maps
+each array to its dtype, shape and checksum, and ``checksum`` covers all the attributes (values,
+policy checksums...). :func:`read_subgame` verifies them and turns any damage, including a chunk
+that zarr cannot decompress, into a :class:`CorruptResultError` naming the file and the command that
+rebuilds its group.
 """
 
+import json
 import os
 import shutil
 import uuid
@@ -23,7 +30,10 @@ from pathlib import Path
 import numpy as np
 import zarr
 
+from ...store.checksums import array_checksum, corrupt, verify_json, with_checksum
+
 GRID_DIR = ("truco", "row11")
+ARRAYS = ("policy", "infoset_ptr", "infoset_key", "hands")
 
 
 def subgame_name(a, b, c):
@@ -40,15 +50,31 @@ def subgame_path(results, a, b, c):
 
 
 def write_subgame(path, arrays, attrs):
-    """Write one subgame group atomically (temporary sibling directory, then rename)."""
+    """Write one subgame group atomically (temporary sibling directory, then rename), with the
+    checksums of its arrays and attributes.
+
+    Parameters
+    ----------
+    path : str or Path
+        Final directory (:func:`subgame_path`).
+    arrays : dict of str -> numpy array
+        :data:`ARRAYS` (see the module docstring).
+    attrs : dict
+        JSON-able attributes (numpy scalars allowed); ``arrays`` and ``checksum`` are set here.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+    arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
+    meta = {name: {"dtype": a.dtype.str, "shape": list(a.shape), "checksum": array_checksum(a)}
+            for name, a in arrays.items()}
+    # through JSON first, so that the checksum covers exactly what zarr stores and returns
+    attrs = json.loads(json.dumps(dict(attrs, arrays=meta), default=_json_scalar, allow_nan=True))
     try:
         root = zarr.open_group(str(tmp), mode="w")
         for name, arr in arrays.items():
-            root.create_array(name, data=np.ascontiguousarray(arr))
-        root.attrs.update(attrs)
+            root.create_array(name, data=arr)
+        root.attrs.update(with_checksum(attrs))
         if path.exists():
             shutil.rmtree(path)
         os.replace(tmp, path)
@@ -57,14 +83,63 @@ def write_subgame(path, arrays, attrs):
         raise
 
 
+def _json_scalar(x):
+    if isinstance(x, np.generic):
+        return x.item()
+    raise TypeError(f"{type(x).__name__} {x!r} cannot be stored in a subgame's attributes")
+
+
+GROUP_RULE = "truco_row11_group"
+"""The Snakemake rule whose jobs write the group directories (workflow/rules/truco.smk)."""
+
+
 def read_subgame(path, arrays=True):
-    """Return (attrs dict, arrays dict) of a stored subgame; FileNotFoundError if absent."""
+    """Load a stored subgame, verified against its checksums.
+
+    Parameters
+    ----------
+    path : str or Path
+        :func:`subgame_path`.
+    arrays : bool
+        Also read (and verify) the arrays :data:`ARRAYS`; else only the attributes.
+
+    Returns
+    -------
+    attrs : dict
+        Without ``checksum`` (``arrays`` holds the arrays' dtypes, shapes and checksums).
+    data : dict of str -> numpy array
+        Empty unless ``arrays``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If no subgame is stored at ``path``.
+    CorruptResultError
+        If the attributes or an array cannot be read or do not match their checksums (an edited
+        value, a corrupt chunk); the message names the file and the command that rebuilds it.
+    """
     path = Path(path)
     if not (path / "zarr.json").exists():
         raise FileNotFoundError(f"no solved subgame at {path}")
-    root = zarr.open_group(str(path), mode="r")
-    attrs = dict(root.attrs)
-    data = {k: root[k][...] for k in ("policy", "infoset_ptr", "infoset_key", "hands")} if arrays else {}
+    try:
+        root = zarr.open_group(str(path), mode="r")
+        doc = dict(root.attrs)
+    except Exception as err:  # zarr raises several types for a damaged zarr.json
+        raise corrupt(path / "zarr.json", f"cannot be read ({err})", GROUP_RULE) from err
+    attrs = verify_json(doc, path / "zarr.json", GROUP_RULE)
+    meta = attrs.get("arrays")
+    if not isinstance(meta, dict) or set(meta) != set(ARRAYS):
+        raise corrupt(path / "zarr.json", f"lists the arrays {meta!r}, not {list(ARRAYS)}", GROUP_RULE)
+    data = {}
+    for name in ARRAYS if arrays else ():
+        try:
+            a = root[name][...]
+        except Exception as err:  # a corrupt chunk: zstd, CRC or shape errors, whatever zarr raises
+            raise corrupt(path / name, f"cannot be read ({type(err).__name__}: {err})",
+                          GROUP_RULE) from err
+        if array_checksum(a) != meta[name]["checksum"]:
+            raise corrupt(path / name, "does not match its checksum", GROUP_RULE)
+        data[name] = a
     return attrs, data
 
 

@@ -1,0 +1,186 @@
+"""SHA-256 checksums of the result files a user reads, written with them and verified on every load.
+
+Zarr layers carry their own checksums (:mod:`layers`). The other results get one mechanism: the
+SHA-256 of their canonical content, stored
+
+- inside a JSON document, under the key ``"checksum"``, over the document without that key written
+  as canonical JSON (sorted keys, no spaces; floats as Python's ``repr``, which reads back to the
+  same bits), so that re-indenting the file does not matter but any changed value does
+  (``solution.json``; the attributes of a Truco subgame);
+- beside a text file, in a sidecar ``<name>.sha256`` over the file's bytes, in the format of
+  ``sha256sum`` so that ``sha256sum -c summary.csv.sha256`` checks it too (``summary.csv``, which
+  spreadsheet and CSV readers must see unchanged);
+- for an array, over its dtype, shape and bytes (:func:`array_checksum`).
+
+A load that finds the checksum missing or different, or the file unreadable, raises
+:class:`CorruptResultError` naming the file and the command that rebuilds it
+(:func:`rebuild_command`).
+"""
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .atomic import write_json_atomic, write_text_atomic
+from .errors import CorruptResultError
+from .rerun import rerun_command
+
+CHECKSUM_KEY = "checksum"
+PREFIX = "sha256:"
+
+
+def rebuild_command(target, run_dir=None):
+    """The command that rebuilds the result of the Snakemake rule or output file ``target``: the
+    run's own command (:func:`.rerun.rerun_command`, with the config it was run with) and
+    ``--forcerun``, since Snakemake does not rerun a job whose outputs exist, however damaged."""
+    return rerun_command(target, run_dir=run_dir)
+
+
+def _sha256(data):
+    return PREFIX + hashlib.sha256(data).hexdigest()
+
+
+def canonical_json(doc):
+    """``doc`` as canonical JSON text (sorted keys, no spaces): the bytes its checksum covers."""
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=True)
+
+
+def json_checksum(doc):
+    """``"sha256:<hex>"`` of a JSON-able dict without its ``"checksum"`` key (canonical JSON)."""
+    rest = {k: v for k, v in doc.items() if k != CHECKSUM_KEY}
+    return _sha256(canonical_json(rest).encode())
+
+
+def with_checksum(doc):
+    """A copy of ``doc`` with its ``"checksum"`` key set (:func:`json_checksum`)."""
+    return dict(doc, **{CHECKSUM_KEY: json_checksum(doc)})
+
+
+def array_checksum(array):
+    """``"sha256:<hex>"`` of an array's dtype, shape and bytes (C order)."""
+    a = np.ascontiguousarray(array)
+    head = f"{a.dtype.str}:{list(a.shape)}:".encode()
+    return _sha256(head + a.tobytes())
+
+
+def corrupt(path, problem, rebuild):
+    """The :class:`CorruptResultError` for the result file ``path``: ``problem`` says what is wrong,
+    ``rebuild`` is the rule or output file :func:`rebuild_command` forces."""
+    return CorruptResultError(f"{path} {problem}; it is damaged or was edited, so it is not used. "
+                              f"Rebuild it with `{rebuild_command(rebuild, Path(path).parent)}`")
+
+
+def verify_json(doc, path, rebuild):
+    """Check a loaded document against its ``"checksum"`` key; return it without that key.
+
+    Raises
+    ------
+    CorruptResultError
+        If ``doc`` is not a JSON object, has no checksum, or does not match it.
+    """
+    if not isinstance(doc, dict) or CHECKSUM_KEY not in doc:
+        raise corrupt(path, f'has no "{CHECKSUM_KEY}" key (written before checksums were kept, '
+                            "or damaged)", rebuild)
+    if doc[CHECKSUM_KEY] != json_checksum(doc):
+        raise corrupt(path, "does not match its checksum", rebuild)
+    return {k: v for k, v in doc.items() if k != CHECKSUM_KEY}
+
+
+def write_json_checked(path, doc):
+    """Write ``doc`` (a JSON-able dict) atomically as indented JSON with its ``"checksum"`` key.
+
+    Raises
+    ------
+    StoreWriteError
+        As :func:`atomic.write_text_atomic`.
+    """
+    write_json_atomic(path, with_checksum(doc))
+
+
+def read_json_checked(path, rebuild):
+    """Load a JSON document written by :func:`write_json_checked` and verify it.
+
+    Parameters
+    ----------
+    path : str or Path
+    rebuild : str
+        Snakemake rule (or output file) that rebuilds it, for the error message.
+
+    Returns
+    -------
+    dict
+        The document without its ``"checksum"`` key.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    CorruptResultError
+        If it is not valid JSON (e.g. truncated), has no checksum, or does not match it; the message
+        names the file and the command that rebuilds it.
+    """
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise
+    except (ValueError, OSError) as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise corrupt(path, f"cannot be read as JSON ({err})", rebuild) from err
+    return verify_json(doc, path, rebuild)
+
+
+def sidecar_path(path):
+    """The checksum file of ``path``: ``<name>.sha256`` beside it."""
+    path = Path(path)
+    return path.with_name(path.name + ".sha256")
+
+
+def write_text_checked(path, text):
+    """Write ``text`` atomically, then its checksum to the sidecar ``<name>.sha256`` (also atomic).
+
+    A kill between the two writes leaves a file that does not match its sidecar: refused on load,
+    never trusted.
+
+    Raises
+    ------
+    StoreWriteError
+        As :func:`atomic.write_text_atomic`.
+    """
+    path = Path(path)
+    write_text_atomic(path, text)
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    write_text_atomic(sidecar_path(path), f"{digest}  {path.name}\n")
+
+
+def read_text_checked(path, rebuild):
+    """Read a text file written by :func:`write_text_checked` and verify it against its sidecar.
+
+    Parameters
+    ----------
+    path : str or Path
+    rebuild : str
+        Snakemake rule (or output file) that rebuilds it, for the error message.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    CorruptResultError
+        If the sidecar is missing or unreadable, or the file's SHA-256 differs from it.
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    side = sidecar_path(path)
+    try:
+        want = side.read_text().split()[0]
+    except (OSError, ValueError, IndexError):
+        raise corrupt(path, f"has no readable checksum file {side}", rebuild) from None
+    if hashlib.sha256(data).hexdigest() != want:
+        raise corrupt(path, f"does not match its checksum ({side})", rebuild)
+    return data.decode()

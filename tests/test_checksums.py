@@ -1,0 +1,134 @@
+"""Checksums of the result files a user reads (issue 16): 2048's solution.json and summary.csv.
+
+A value edited in solution.json, a truncated solution.json or an edited summary.csv is refused on
+load with the file named and the command that rebuilds it; following that command literally in the
+Snakemake workflow rebuilds the file bit for bit. The checksums are checked here with hashlib and
+``sha256sum`` directly, not with the project's own helpers. (Truco subgames: test_truco_row11.py.)
+"""
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from strongsolve.cli import main
+from strongsolve.games.g2048.report import read_solution, read_summary
+from strongsolve.games.g2048.solution import Solution
+from strongsolve.store.checksums import read_json_checked, write_json_checked
+from strongsolve.store.errors import CorruptResultError
+from test_workflow import SNAKEMAKE, snakemake, workflow_copy
+
+REBUILD = "snakemake --cores all --forcerun g2048_report"
+
+
+@pytest.fixture
+def run_dir(solved, tmp_path):
+    """A private copy of the solved 2x2 run (tests damage it)."""
+    return shutil.copytree(solved(2, 2), tmp_path / "2048_2x2")
+
+
+def cli(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_solution_checksum_is_sha256_of_the_canonical_document(run_dir):
+    doc = json.loads((run_dir / "solution.json").read_text())
+    rest = {k: v for k, v in doc.items() if k != "checksum"}
+    canonical = json.dumps(rest, sort_keys=True, separators=(",", ":"))
+    assert doc["checksum"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    assert read_solution(run_dir) == rest
+
+
+def test_summary_checksum_is_checked_by_sha256sum(run_dir):
+    proc = subprocess.run(["sha256sum", "-c", "summary.csv.sha256"], cwd=run_dir, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0 and proc.stdout == "summary.csv: OK\n", proc.stdout + proc.stderr
+    rows = read_summary(run_dir)
+    assert [r["age"] for r in rows] == list(range(4, 61, 2))
+
+
+def test_reindented_solution_still_verifies(run_dir):
+    """The checksum covers the content, not the layout."""
+    path = run_dir / "solution.json"
+    doc = json.loads(path.read_text())
+    path.write_text(json.dumps(doc))
+    assert read_solution(run_dir)["expected_score"] == doc["expected_score"]
+
+
+def test_edited_expected_score_is_refused_naming_the_file(run_dir, capsys):
+    path = run_dir / "solution.json"
+    doc = json.loads(path.read_text())
+    doc["expected_score"] = 999.0
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+    with pytest.raises(CorruptResultError) as err:
+        Solution(run_dir)
+    assert str(err.value) == (f"{path} does not match its checksum; it is damaged or was edited, so "
+                              f"it is not used. Rebuild it with `{REBUILD}`")
+    code, out, stderr = cli(capsys, "2048", "query", run_dir, "2 2 / . .")
+    assert code == 2 and out == "" and stderr == f"strongsolve: error: {err.value}\n"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "no checksum", "not an object"])
+def test_damaged_solution_is_refused_naming_the_file(run_dir, capsys, damage):
+    path = run_dir / "solution.json"
+    text = path.read_text()
+    doc = json.loads(text)
+    del doc["checksum"]
+    path.write_text({"truncated": text[:43], "no checksum": json.dumps(doc),
+                     "not an object": "[1, 2]\n"}[damage])
+    argv = ["inspect", run_dir] if damage == "truncated" else ["2048", "query", run_dir, "2 2 / . ."]
+    code, _, stderr = cli(capsys, *argv)
+    assert code == 2
+    assert stderr.startswith(f"strongsolve: error: {path} ")
+    assert stderr.endswith(f"Rebuild it with `{REBUILD}`\n")
+    if damage == "truncated":
+        assert "solution.json cannot be read as JSON (Expecting property name" in stderr
+
+
+def test_edited_summary_is_refused(run_dir):
+    path = run_dir / "summary.csv"
+    path.write_text(path.read_text().replace("\n4,", "\n4,9", 1))
+    with pytest.raises(CorruptResultError, match=re.escape(
+            f"{path} does not match its checksum ({path}.sha256); it is damaged or was edited")):
+        read_summary(run_dir)
+    (run_dir / "summary.csv.sha256").unlink()
+    with pytest.raises(CorruptResultError, match=re.escape(
+            f"{path} has no readable checksum file {path}.sha256;")):
+        read_summary(run_dir)
+
+
+def test_json_checksum_round_trip_keeps_every_float_bit(tmp_path):
+    doc = {"x": 0.1 + 0.2, "tiny": 5e-324, "big": 1.7976931348623157e308, "n": [1, 2.5, None]}
+    write_json_checked(tmp_path / "d.json", doc)
+    assert read_json_checked(tmp_path / "d.json", "rule") == doc
+
+
+@pytest.mark.slow
+def test_damaged_solution_is_rebuilt_by_following_the_message(tmp_path, capsys):
+    """A truncated, then an edited solution.json in a workflow run: the command the refusal prints,
+    run as printed, rebuilds the file byte for byte (same expected score bit for bit)."""
+    wf = workflow_copy(tmp_path)
+    # the run of the workflow's own config.yaml, so the printed command needs no --configfile
+    (wf / "config.yaml").write_text("results: results\ngames: [g2048]\nmax_age: null\n"
+                                    "g2048: {rows: 2, cols: 2, threads: 1}\n")
+    proc = snakemake(wf)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    path = wf / "results" / "2048_2x2" / "solution.json"
+    good = path.read_bytes()
+    env = dict(os.environ, PATH=f"{SNAKEMAKE.parent}{os.pathsep}{os.environ['PATH']}")
+    for damaged in (good[:43], good.replace(b'"expected_score": ', b'"expected_score": 999.0, "x": ')):
+        path.write_bytes(damaged)
+        code, _, stderr = cli(capsys, "2048", "query", path.parent, "2 2 / . .")
+        assert code == 2 and f"{path} " in stderr
+        command = re.fullmatch(r".*Rebuild it with `([^`]+)`\n", stderr, re.S).group(1)
+        assert command == REBUILD
+        repair = subprocess.run(command, shell=True, cwd=wf, env=env, capture_output=True, text=True,
+                                timeout=600)
+        assert repair.returncode == 0, repair.stderr[-3000:]
+        assert path.read_bytes() == good

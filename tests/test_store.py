@@ -25,6 +25,7 @@ from strongsolve.store.layers import (
     remove_stale_temporaries,
     write_layer,
 )
+from strongsolve.store.lock import writer_lock
 
 IDS = np.array([3, 17, 18, 2**40 + 5, 2**63 + 1], np.uint64)
 VALUES = np.array([0.0, 1.5, -2.25, 1e300, 123.456], np.float64)
@@ -175,7 +176,11 @@ def test_stale_temporaries_are_removed_and_never_look_complete(tmp_path, layer):
         read_layer(d / "age_000044.zarr")
     other = d / ".age_000046.zarr.tmp-0badf00d"  # another layer's, being written by another job
     other.mkdir()
-    remove_stale_temporaries([d / "age_000044.zarr", d / "age_000048.zarr"])
+    with pytest.raises(RuntimeError, match="needs the writer lock of its run directory"):
+        remove_stale_temporaries([d / "age_000044.zarr"])  # it may be a live writer's
+    assert stale.is_dir()
+    with writer_lock(tmp_path):
+        remove_stale_temporaries([d / "age_000044.zarr", d / "age_000048.zarr"])
     assert not stale.exists()
     assert layer.is_dir() and other.is_dir()  # only those layers' temporaries go
 
@@ -184,8 +189,10 @@ def test_write_text_atomic_replaces_and_cleans_temporaries(tmp_path):
     path = tmp_path / "summary.csv"
     stale = tmp_path / ".summary.csv.tmp-deadbeef"
     stale.write_text("half a fi")
-    write_text_atomic(path, "age,states\n4,2\n")
-    write_text_atomic(path, "age,states\n4,3\n")
+    write_text_atomic(path, "age,states\n4,2\n")  # no writer lock: the temporary may be a live writer's
+    assert stale.read_text() == "half a fi"
+    with writer_lock(tmp_path):
+        write_text_atomic(path, "age,states\n4,3\n")
     assert path.read_text() == "age,states\n4,3\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.csv"]
 

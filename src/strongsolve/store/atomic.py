@@ -2,6 +2,10 @@
 
 A write that fails (disk full, read-only or missing directory) raises :class:`StoreWriteError`, an
 ``OSError`` whose message names the file and what to do, and leaves nothing behind.
+
+Temporaries that a killed writer left are removed only by a process that holds the writer lock of
+their directory (:mod:`strongsolve.store.lock`): without it, a temporary may be another live
+writer's, and removing it would break that writer's rename (issue 16).
 """
 
 import glob
@@ -11,6 +15,7 @@ import uuid
 from pathlib import Path
 
 from .errors import StoreWriteError
+from .lock import holds_writer_lock
 
 
 def write_failed(path, err):
@@ -65,7 +70,9 @@ def _discard(tmp):
 def write_text_atomic(path, text):
     """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part.
 
-    Temporary files a killed earlier write of the same path left behind are removed first.
+    Temporary files a killed earlier write of the same path left behind are removed first, when this
+    process holds the writer lock of a directory above ``path`` (else they may be a live writer's,
+    and are left alone).
 
     Raises
     ------
@@ -77,8 +84,9 @@ def write_text_atomic(path, text):
     tmp = temporary_name(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        for old in stale_temporaries(path):
-            old.unlink(missing_ok=True)
+        if holds_writer_lock(path):
+            for old in stale_temporaries(path):
+                old.unlink(missing_ok=True)
         with open(tmp, "w") as f:
             f.write(text)
             f.flush()

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...store.atomic import write_json_atomic, write_text_atomic
 from ...store.layers import layer_bytes
+from ...store.lock import holding_run_lock
 from .backward import state_values
 from .board import age, decode, start_states
 
@@ -87,6 +88,7 @@ def solution(run, rows):
     return doc
 
 
+@holding_run_lock("2048 report")
 def run_report(run, max_age=None):
     """Report stage: always ``summary.csv``; ``solution.json`` too when the run is solved to the
     last age (``max_age`` None), since values need every layer.

@@ -250,3 +250,22 @@ def test_a_write_already_under_way_names_the_file_in_the_way(tmp_path):
                        NotADirectoryError(errno.ENOTDIR, "Not a directory", str(below)))
     assert f"cannot write {tmp_path}/values/age_000042.zarr: not a directory ({tmp_path}/values); " in str(err)
     assert err.errno == errno.ENOTDIR
+
+
+def test_identical_rewrite_leaves_the_file_and_its_mtime(tmp_path):
+    # A late orphan that waited for the writer lock rewrites a finished job's outputs: Snakemake must
+    # not see them as newer than the files built from them.
+    path = tmp_path / "summary.csv"
+    write_text_atomic(path, "age,states\n4,2\n")
+    os.utime(path, ns=(10**9, 10**9))
+    write_text_atomic(path, "age,states\n4,2\n")
+    assert path.stat().st_mtime_ns == 10**9
+    manifest = tmp_path / "block_000004-000098.json"
+    write_json_atomic(manifest, {"ages": [{"age": 4}], "seconds": 1.5})
+    os.utime(manifest, ns=(10**9, 10**9))
+    write_json_atomic(manifest, {"ages": [{"age": 4}], "seconds": 0.25}, keep_if_same_except=("seconds",))
+    assert manifest.stat().st_mtime_ns == 10**9 and json.loads(manifest.read_text())["seconds"] == 1.5
+    write_json_atomic(manifest, {"ages": [{"age": 6}], "seconds": 0.25}, keep_if_same_except=("seconds",))
+    assert json.loads(manifest.read_text()) == {"ages": [{"age": 6}], "seconds": 0.25}
+    write_text_atomic(path, "age,states\n4,3\n")
+    assert path.read_text() == "age,states\n4,3\n"

@@ -74,6 +74,11 @@ def write_text_atomic(path, text):
     process holds the writer lock of a directory above ``path`` (else they may be a live writer's,
     and are left alone).
 
+    A file that already holds exactly ``text`` is left as it is, its modification time too: a late
+    run of a finished job (an orphan that waited for the writer lock) must not make Snakemake see an
+    output as newer than the files built from it. (Snakemake removes a job's outputs before it runs
+    the job, so its own jobs always write.)
+
     Raises
     ------
     StoreWriteError
@@ -81,6 +86,8 @@ def write_text_atomic(path, text):
         removed.
     """
     path = Path(path)
+    if _holds_text(path, text):
+        return
     tmp = temporary_name(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,6 +108,28 @@ def write_text_atomic(path, text):
         raise
 
 
-def write_json_atomic(path, obj):
-    """Write ``obj`` as indented JSON, atomically (see :func:`write_text_atomic`)."""
+def _holds_text(path, text):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read() == text
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def write_json_atomic(path, obj, keep_if_same_except=()):
+    """Write ``obj`` as indented JSON, atomically (see :func:`write_text_atomic`).
+
+    ``keep_if_same_except`` : keys of ``obj`` (e.g. ``("seconds",)``, a job's timing) whose values
+    alone may differ from a JSON object already at ``path`` for that file to be left as it is.
+    """
+    if keep_if_same_except:
+        try:
+            with open(path, encoding="utf-8") as f:
+                old = json.load(f)
+        except (OSError, ValueError):
+            old = None
+        if isinstance(old, dict) and (
+                {k: v for k, v in old.items() if k not in keep_if_same_except}
+                == {k: v for k, v in json.loads(json.dumps(obj)).items() if k not in keep_if_same_except}):
+            return
     write_text_atomic(path, json.dumps(obj, indent=2) + "\n")

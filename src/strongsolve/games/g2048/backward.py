@@ -203,5 +203,6 @@ def run_backward(run, ages, log=sys.stderr, **options):
                   file=log, flush=True)
     write_json_atomic(run.manifest_path("values", min(ages), max(ages)),
                       {"stage": "backward", **run.params(), "ages": done,
-                       "seconds": round(time.perf_counter() - t0, 3)})
+                       "seconds": round(time.perf_counter() - t0, 3)},
+                      keep_if_same_except=("seconds",))  # a late orphan's rerun changes nothing
     return done

@@ -223,5 +223,6 @@ def run_forward(run, ages, log=sys.stderr, **options):
                   f"{attrs['num_afterstates']} afterstates, {status}", file=log, flush=True)
     write_json_atomic(run.manifest_path("afterstates", ages[0], ages[-1]),
                       {"stage": "forward", **run.params(), "ages": rows_out,
-                       "seconds": round(time.perf_counter() - t0, 3)})
+                       "seconds": round(time.perf_counter() - t0, 3)},
+                      keep_if_same_except=("seconds",))  # a late orphan's rerun changes nothing
     return rows_out

@@ -16,11 +16,12 @@ from pathlib import Path
 
 from .errors import StoreWriteError
 from .lock import holds_writer_lock
+from .space import write_error_reason
 
 
 def write_failed(path, err):
     """The :class:`StoreWriteError` for a failed write of ``path`` caused by the OSError ``err``."""
-    reason = err.strerror or str(err)
+    reason = write_error_reason(err, Path(path).parent)
     if err.filename and str(err.filename) != str(path):
         blocker = Path(err.filename)
         # name the file that stands where a directory is needed: the failing name itself (mkdir says

@@ -44,7 +44,7 @@ def _holder(handle):
     """The holder's line of the lock file (``pid <n>: <command>``), or a placeholder."""
     try:
         handle.seek(0)
-        text = handle.read().strip()
+        text = handle.read().decode(errors="replace").strip()
     except OSError:
         text = ""
     return text or "a process that has not yet written its pid"
@@ -62,8 +62,12 @@ def _acquire(directory, what, log):
     path = directory / LOCK_NAME
     waited_since = reminded = None
     while True:
-        directory.mkdir(parents=True, exist_ok=True)
-        handle = open(path, "a+")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "a+b", buffering=0)  # unbuffered: closing it writes nothing
+        except OSError as err:
+            from .atomic import write_failed  # atomic imports this module
+            raise write_failed(path, err) from err
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -84,10 +88,12 @@ def _acquire(directory, what, log):
         if _still_the_lock_file(handle, path):
             break
         handle.close()  # the previous holder removed it while we waited: take the new one
-    handle.seek(0)
-    handle.truncate()
-    handle.write(f"pid {os.getpid()}: {' '.join(sys.argv)}\n")
-    handle.flush()
+    try:  # who holds it, for a waiter's message; the lock holds without it (e.g. on a full disk)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}: {' '.join(sys.argv)}\n".encode())
+    except OSError:
+        pass
     if waited_since is not None:
         print(f"strongsolve: {what} got the lock of {directory} after "
               f"{time.monotonic() - waited_since:.1f} s", file=log, flush=True)
@@ -113,8 +119,8 @@ def writer_lock(directory, what="this job", log=sys.stderr):
 
     Raises
     ------
-    OSError
-        If the lock file cannot be created (the directory is not writable; the message names it).
+    StoreWriteError
+        An ``OSError``: the lock file cannot be created (the message names it).
     """
     directory = Path(directory).resolve()
     entry = _held.get(directory)

@@ -95,23 +95,28 @@ def compare(ref_dir, run_dir):
     return problems
 
 
-def wait_orphans_gone(pids, timeout=TIMEOUT):
-    """Wait until the jobs left by the killed main processes have ended (they are our grandchildren
-    reparented to init; their process groups are the killed Snakemakes' sessions)."""
+def orphan_jobs(groups):
+    """Pids of the live `strongsolve` jobs in the process groups ``groups`` (the killed Snakemakes'
+    sessions: their jobs live on, reparented to init)."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2:].split()
+        if int(fields[2]) in groups and fields[0] != "Z" and b"strongsolve" in cmdline and b"snakemake" not in cmdline:
+            alive.append(int(stat.parent.name))
+    return alive
+
+
+def wait_orphans_gone(groups, timeout=TIMEOUT):
+    """Wait until the jobs left by the killed main processes have ended; the pids still alive."""
     deadline = time.monotonic() + timeout
-    while True:
-        alive = []
-        for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                text = stat.read_text()
-            except OSError:
-                continue
-            fields = text[text.rindex(")") + 2:].split()
-            if int(fields[2]) in pids and fields[0] != "Z":
-                alive.append(int(stat.parent.name))
-        if not alive or time.monotonic() > deadline:
-            return alive
+    while (alive := orphan_jobs(groups)) and time.monotonic() < deadline:
         time.sleep(0.1)
+    return alive
 
 
 def main(argv=None):
@@ -136,7 +141,7 @@ def main(argv=None):
     ref_seconds = time.monotonic() - t
     print(f"uninterrupted run: {ref_seconds:.1f} s", flush=True)
 
-    problems, kills, rounds, killed_groups, waits = [], 0, [], set(), 0
+    problems, kills, rounds, killed_groups, waits, orphans_at_rerun = [], 0, [], set(), 0, []
     while kills < args.kills:
         wf = make_workflow(base / f"round{len(rounds)}")
         outputs, landed = [], 0
@@ -156,7 +161,10 @@ def main(argv=None):
             landed += 1
             run_dir = run_dir_of(wf)
             n = check_layers(run_dir) if run_dir else 0
-            print(f"kill {kills}: round {len(rounds)}, after {delay:.2f} s, {n} layers verify", flush=True)
+            orphans = len(orphan_jobs(killed_groups))
+            orphans_at_rerun.append(orphans)
+            print(f"kill {kills}: round {len(rounds)}, after {delay:.2f} s, {n} layers verify, "
+                  f"{orphans} orphaned job processes alive as the rerun starts", flush=True)
         final = subprocess.run(command(args.preset, args.cores), cwd=wf, capture_output=True,
                                text=True, timeout=TIMEOUT)
         left = wait_orphans_gone(killed_groups)
@@ -179,6 +187,7 @@ def main(argv=None):
         rounds.append(landed)
     summary = {"preset": args.preset, "kills": kills, "kills_per_round": rounds,
                "uninterrupted_seconds": round(ref_seconds, 1),
+               "reruns_started_beside_a_live_orphan": sum(1 for k in orphans_at_rerun if k),
                "waiting_messages_in_final_logs": waits, "problems": problems}
     print(json.dumps(summary, indent=2))
     if not args.workdir:

@@ -162,3 +162,23 @@ def test_orphan_killed_mid_layer_its_temporary_is_removed_by_the_next_holder(ref
     assert re.search(r"forward age 4: .*, computed in", err_path.read_text())
     ages = range(4, 21, 2)
     assert layer_files(run_dir, "afterstates", ages) == layer_files(reference, "afterstates", ages)
+
+
+def test_a_file_system_without_locks_is_named(tmp_path, monkeypatch):
+    import errno
+
+    from strongsolve.store import lock
+
+    def no_locks(handle, operation):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(lock.fcntl, "flock", no_locks)
+    with pytest.raises(OSError) as info:
+        with writer_lock(tmp_path / "run"):
+            pass
+    assert info.value.errno == errno.ENOLCK
+    assert str(info.value) == (f"[Errno 37] cannot lock {tmp_path / 'run' / LOCK_NAME} (No locks "
+                               "available): one writer per run directory needs file locks (flock); "
+                               "put the results directory (config key results) on a file system "
+                               "that has them")
+    assert not holds_writer_lock(tmp_path / "run")

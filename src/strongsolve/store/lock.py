@@ -82,6 +82,11 @@ def _acquire(directory, what, log):
             handle.close()
             time.sleep(POLL_SECONDS)
             continue
+        except OSError as err:  # ENOLCK: a file system without locks (some network mounts)
+            handle.close()
+            raise OSError(err.errno, f"cannot lock {path} ({err.strerror}): one writer per run "
+                                     "directory needs file locks (flock); put the results directory "
+                                     "(config key results) on a file system that has them") from err
         except BaseException:
             handle.close()
             raise

@@ -106,21 +106,21 @@ def _acquire(directory, what, log):
 
 
 @contextmanager
-def writer_lock(directory, what="this job", log=sys.stderr):
+def writer_lock(directory, what="this job", log=None):
     """Hold the writer lock of ``directory`` (created if missing) for the ``with`` block.
 
-    Re-entrant within a process (``solve`` holds it around stages that take it too). While another
-    process holds it, waits, printing once (and every :data:`REMIND_SECONDS`) the holder's pid and
-    command to ``log``.
+    Re-entrant within a process (a stage may run inside a caller that already holds it). While
+    another process holds it, waits, printing once (and every :data:`REMIND_SECONDS`) the holder's
+    pid and command to ``log``.
 
     Parameters
     ----------
     directory : str or Path
         The run directory (e.g. ``results/2048_2x4``).
     what : str
-        Who waits, for the message (e.g. ``"forward 4-256"``).
-    log : file
-        Where the waiting messages go (the job's stderr).
+        Who waits, for the message (e.g. ``"2048 forward (pid 4242)"``).
+    log : file, optional
+        Where the waiting messages go (default: ``sys.stderr``, the job's log).
 
     Raises
     ------
@@ -130,7 +130,7 @@ def writer_lock(directory, what="this job", log=sys.stderr):
     directory = Path(directory).resolve()
     entry = _held.get(directory)
     if entry is None:
-        entry = _held[directory] = [_acquire(directory, what, log), 0]
+        entry = _held[directory] = [_acquire(directory, what, log or sys.stderr), 0]
     entry[1] += 1
     try:
         yield

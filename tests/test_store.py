@@ -25,6 +25,7 @@ from strongsolve.store.layers import (
     remove_stale_temporaries,
     write_layer,
 )
+from strongsolve.store.lock import writer_lock
 
 IDS = np.array([3, 17, 18, 2**40 + 5, 2**63 + 1], np.uint64)
 VALUES = np.array([0.0, 1.5, -2.25, 1e300, 123.456], np.float64)
@@ -177,7 +178,11 @@ def test_stale_temporaries_are_removed_and_never_look_complete(tmp_path, layer):
         read_layer(d / "age_000044.zarr")
     other = d / ".age_000046.zarr.tmp-0badf00d"  # another layer's, being written by another job
     other.mkdir()
-    remove_stale_temporaries([d / "age_000044.zarr", d / "age_000048.zarr"])
+    with pytest.raises(RuntimeError, match="needs the writer lock of its run directory"):
+        remove_stale_temporaries([d / "age_000044.zarr"])  # it may be a live writer's
+    assert stale.is_dir()
+    with writer_lock(tmp_path):
+        remove_stale_temporaries([d / "age_000044.zarr", d / "age_000048.zarr"])
     assert not stale.exists()
     assert layer.is_dir() and other.is_dir()  # only those layers' temporaries go
 
@@ -186,8 +191,10 @@ def test_write_text_atomic_replaces_and_cleans_temporaries(tmp_path):
     path = tmp_path / "summary.csv"
     stale = tmp_path / ".summary.csv.tmp-deadbeef"
     stale.write_text("half a fi")
-    write_text_atomic(path, "age,states\n4,2\n")
-    write_text_atomic(path, "age,states\n4,3\n")
+    write_text_atomic(path, "age,states\n4,2\n")  # no writer lock: the temporary may be a live writer's
+    assert stale.read_text() == "half a fi"
+    with writer_lock(tmp_path):
+        write_text_atomic(path, "age,states\n4,3\n")
     assert path.read_text() == "age,states\n4,3\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["summary.csv"]
 
@@ -245,3 +252,22 @@ def test_a_write_already_under_way_names_the_file_in_the_way(tmp_path):
                        NotADirectoryError(errno.ENOTDIR, "Not a directory", str(below)))
     assert f"cannot write {tmp_path}/values/age_000042.zarr: not a directory ({tmp_path}/values); " in str(err)
     assert err.errno == errno.ENOTDIR
+
+
+def test_identical_rewrite_leaves_the_file_and_its_mtime(tmp_path):
+    # A late orphan that waited for the writer lock rewrites a finished job's outputs: Snakemake must
+    # not see them as newer than the files built from them.
+    path = tmp_path / "summary.csv"
+    write_text_atomic(path, "age,states\n4,2\n")
+    os.utime(path, ns=(10**9, 10**9))
+    write_text_atomic(path, "age,states\n4,2\n")
+    assert path.stat().st_mtime_ns == 10**9
+    manifest = tmp_path / "block_000004-000098.json"
+    write_json_atomic(manifest, {"ages": [{"age": 4}], "seconds": 1.5})
+    os.utime(manifest, ns=(10**9, 10**9))
+    write_json_atomic(manifest, {"ages": [{"age": 4}], "seconds": 0.25}, keep_if_same_except=("seconds",))
+    assert manifest.stat().st_mtime_ns == 10**9 and json.loads(manifest.read_text())["seconds"] == 1.5
+    write_json_atomic(manifest, {"ages": [{"age": 6}], "seconds": 0.25}, keep_if_same_except=("seconds",))
+    assert json.loads(manifest.read_text()) == {"ages": [{"age": 6}], "seconds": 0.25}
+    write_text_atomic(path, "age,states\n4,3\n")
+    assert path.read_text() == "age,states\n4,3\n"

@@ -29,20 +29,27 @@ def build_parser():
 
 def main(argv=None):
     from .store.errors import CorruptLayerError
+    from .store.space import release_log_space, reserve_log_space
 
+    reserve_log_space()  # a job's log on a disk that fills up can still say why the job stopped
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.handler(args) or 0
     except (UserError, ValueError, FileNotFoundError, FileExistsError, CorruptLayerError) as err:
+        release_log_space()
         print(f"strongsolve: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into `head`
         sys.stderr.close()
         return 0
     except OSError as err:  # disk full, read-only directory: nothing partial is left (atomic writes)
+        release_log_space()
         print(f"strongsolve: error: {err}", file=sys.stderr)
         return 1
+    except BaseException:  # a traceback: it too needs room in the log
+        release_log_space()
+        raise
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ output does not depend on the scheduler or the number of workers.
 """
 
 import os
+import socket
+import threading
+import time
 
 from dask.threaded import get as get_threaded
 
@@ -92,19 +95,74 @@ def _compute(fn, chunks, shared, client):
     return client.gather(futures)
 
 
-def client_for(address):
+ANSWER_SECONDS = 15.0  # client_for answers within this, whatever listens at the address
+
+
+def _refused(address, timeout):
+    """The OSError of a plain TCP connection to a ``tcp://host:port`` address (refused, unreachable,
+    no such host), or None if it connects or the address is of another kind. Raises ValueError for
+    an address dask cannot use (unknown scheme, no port)."""
+    from distributed.comm import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    scheme, location = parse_address(address)
+    get_backend(scheme)
+    if scheme != "tcp":
+        return None
+    try:
+        socket.create_connection(parse_host_port(location), timeout=timeout).close()
+    except OSError as err:
+        return err
+    return None
+
+
+def client_for(address, answer_seconds=ANSWER_SECONDS):
     """A :class:`distributed.Client` connected to ``address`` (``tcp://host:port``), or None.
+
+    Answers within ``answer_seconds`` whatever listens there. dask's own ``Client`` does not: after
+    the TCP connection it waits for the scheduler's handshake with no time limit (a server that says
+    nothing hangs it for good), and it reads a non-dask reply's first 8 bytes as a frame length (an
+    HTTP server's answer made it allocate 3 EiB; issue 16). So a refused connection is found first
+    by a plain socket, and the ``Client`` is made on a daemon thread waited for at most the rest.
 
     Raises
     ------
     OSError
-        If no scheduler answers at ``address`` (message names it).
+        If nothing answers at ``address``, or what answers is not a dask scheduler (too slow, or not
+        speaking dask's protocol); the message names the address and the config key.
     """
     if not address:
         return None
     from distributed import Client
+
+    key = "check dask.scheduler_address in the config (the stage's --scheduler-address; null runs " \
+          "the chunks on threads in each job)"
+    deadline = time.monotonic() + answer_seconds
     try:
-        return Client(address, timeout="20s")
-    except (OSError, TimeoutError) as err:
-        raise OSError(f"no dask scheduler answers at {address!r} ({err}); check dask.scheduler_address "
-                      "in the config") from err
+        refused = _refused(address, answer_seconds / 2)
+    except ValueError as err:  # not an address dask can parse
+        raise OSError(f"{address!r} is not a dask scheduler address ({err}); {key}") from err
+    if refused is not None:
+        raise OSError(f"no dask scheduler answers at {address!r} ({refused}); {key}") from refused
+    outcome = {}
+
+    def connect():
+        try:
+            outcome["client"] = Client(address, timeout=f"{max(1.0, deadline - time.monotonic()) / 2}s")
+        except BaseException as err:  # noqa: BLE001 - reported below, on the caller's thread
+            outcome["error"] = err
+
+    worker = threading.Thread(target=connect, name="strongsolve-dask-connect", daemon=True)
+    worker.start()
+    worker.join(max(0.0, deadline - time.monotonic()))
+    if "client" in outcome:
+        return outcome["client"]
+    err = outcome.get("error")
+    if err is None:
+        raise OSError(f"{address!r} accepts connections but gave no dask handshake within "
+                      f"{answer_seconds:g} s: it is not a dask scheduler (or not a responsive one); "
+                      f"{key}")
+    if isinstance(err, (OSError, TimeoutError)):
+        raise OSError(f"no dask scheduler answers at {address!r} ({err}); {key}") from err
+    raise OSError(f"{address!r} answered, but not as a dask scheduler (its reply is not dask's "
+                  f"protocol: {type(err).__name__}: {str(err)[:200]}); {key}") from err

@@ -77,17 +77,23 @@ def _board_json(board):
 
 
 def run_rolls(args):
-    from ..games.ludo import expected_rolls
+    from ..games.ludo import cells_without_goal, expected_rolls, unreachable_goal_text
 
     board = _board(args)
     per_cell = expected_rolls(board)
+    stuck = cells_without_goal(board)
     out = {"game": "ludo", "board_file": args.board, "board": _board_json(board),
            "expected_rolls": _finite(float(per_cell[0])),
            "per_cell": [_finite(float(v)) for v in per_cell],
-           "unreachable_cells": [c for c, v in enumerate(per_cell) if not math.isfinite(v)]}
-    emit(args, out, f"expected rolls from cell 0: {per_cell[0]:.10g}"
-                     + (f" (goal unreachable from cells {out['unreachable_cells']})"
-                        if out["unreachable_cells"] else ""))
+           "unreachable_cells": [c for c, v in enumerate(per_cell) if not math.isfinite(v)],
+           "goal_unreachable_from": stuck}
+    text = f"expected rolls from cell 0: {per_cell[0]:.10g}"
+    if stuck:
+        text += (f"\n{unreachable_goal_text(board, stuck, args.board)}; the expected rolls are "
+                 f"infinite from every cell that can get there: {out['unreachable_cells']}")
+    elif out["unreachable_cells"]:  # only cells a piece never rests on (jump sources, skipped cells)
+        text += f" (infinite from cells {out['unreachable_cells']}, where no piece rests)"
+    emit(args, out, text)
     return 0
 
 
@@ -141,6 +147,9 @@ def run_race(args):
     from ..games import ludo
 
     board = _board(args)
+    stuck = ludo.cells_without_goal(board)  # before the expansion: value iteration would never settle
+    if stuck:
+        raise ValueError(ludo.unreachable_goal_message(board, stuck, args.board))
     sol = ludo.solve_race(board, args.pieces, tol=args.tol)
     out = {"game": "ludo-race", "board_file": args.board, "board": _board_json(board),
            "pieces": args.pieces, "positions": sol.race.expansion.n_nodes,

@@ -210,6 +210,54 @@ class Board:
         return sorted(seen)
 
 
+def cells_without_goal(board):
+    """Rest cells (:meth:`Board.rest_cells`) from which no sequence of rolls brings a piece to N.
+
+    Graph reachability backwards from N over the moves of the faces with probability > 0. Empty
+    exactly when a piece reaches N surely from every rest cell; otherwise a piece that gets to one
+    of these cells (it can: they are reachable from 0) never finishes, and a race may never end.
+
+    Returns
+    -------
+    list of int
+        Sorted cells.
+    """
+    rest = board.rest_cells()
+    into = {c: [] for c in rest}  # cell -> the rest cells one roll moves to it
+    for c in rest:
+        for d, p in enumerate(board.die, 1):
+            t = board.move(c, d)
+            if p > 0 and t is not None:
+                into[t].append(c)
+    reach = {board.length}
+    todo = [board.length]
+    while todo:
+        for c in into[todo.pop()]:
+            if c not in reach:
+                reach.add(c)
+                todo.append(c)
+    return [c for c in rest if c not in reach]
+
+
+def unreachable_goal_text(board, cells, source=None):
+    """"<source>: the goal (cell N) cannot be reached from cells [...], where a piece can rest (the
+    jumps s->t lead into them)": ``cells`` from :func:`cells_without_goal`, ``source`` the board
+    file (None: not named)."""
+    traps = [f"{s}->{t}" for s, t in sorted(board.jumps.items()) if t in cells]
+    return ((f"{source}: " if source else "")
+            + f"the goal (cell {board.length}) cannot be reached from cells {cells}, where a piece "
+            + "can rest" + (f" (the jumps {', '.join(traps)} lead into them)" if traps else ""))
+
+
+def unreachable_goal_message(board, cells, source=None):
+    """Why a race on ``board`` is refused (see :func:`unreachable_goal_text`), and what to do."""
+    rolls = f"`strongsolve ludo rolls {source}`" if source else "`strongsolve ludo rolls BOARD`"
+    return (f"{unreachable_goal_text(board, cells, source)}: a race there could never end, so it "
+            f"has no win probability. Change the board's jumps, die or overshoot so that every "
+            f"cell can reach {board.length}; {rolls} gives the expected rolls from each cell (inf "
+            "from these)")
+
+
 def load_board(path):
     """Read and validate a YAML board file (:class:`Board`); errors name the file and the value."""
     import yaml
@@ -488,9 +536,13 @@ def solve_race(board, pieces, tol=1e-12, max_iter=100_000):
     Raises
     ------
     ValueError
-        Bad ``pieces`` or a position count above ``MAX_RACE_NODES``; ``RuntimeError`` if
-        ``max_iter`` sweeps do not reach ``tol``.
+        Bad ``pieces``, a position count above ``MAX_RACE_NODES``, or a goal that some rest cell
+        cannot reach (:func:`cells_without_goal`; checked first, since value iteration would never
+        settle); ``RuntimeError`` if ``max_iter`` sweeps do not reach ``tol``.
     """
+    stuck = cells_without_goal(board)
+    if stuck:
+        raise ValueError(unreachable_goal_message(board, stuck))
     race = race_expansion(board, pieces)
     order = sweep_order(race)
     sol = value_iteration(permute_expansion(race.expansion, order), maximize=True, tol=tol,

@@ -9,6 +9,8 @@ each block takes, from every run, the values up to a bound chosen so that no run
 than its share, so a block never exceeds the block size. The runs are read with plain file reads,
 not memory-mapped, since the pages of a mapping count in the process's resident memory until it is
 closed. The result is the same set in the same order whatever the chunking or the limit (determinism).
+A spill that meets a full disk raises :class:`strongsolve.store.errors.StoreWriteError` naming the
+file, "disk full" and the fixes (numpy's own short-write error named neither; issue 16).
 
 Memory (issue 4: the process, not only the runs, stays within ``memory_limit`` on top of the layer
 window): sorting a run costs about four times its size at the moment of the sort (the
@@ -20,10 +22,13 @@ while it is built), which leaves room for a second SortedRuns and the tasks in f
 
 import shutil
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
+from ..store.errors import StoreWriteError
+from ..store.space import write_error_reason
 from .sort import merge_unique, require_uint64, sort_unique
 
 
@@ -68,9 +73,9 @@ class SortedRuns:
         if self._dir is None:
             raise ValueError("memory_limit is set but no spill directory was given")
         run = sort_unique(np.concatenate(self._mem), compact=False)
-        self._dir.mkdir(parents=True, exist_ok=True)
         path = self._dir / f"run_{len(self._files):05d}.bin"
-        run.astype("<u8", copy=False).tofile(path)
+        with self._writing(path) as f:
+            f.write(run.astype("<u8", copy=False).data)
         self._files.append((path, run.shape[0]))
         self.spilled_runs += 1
         self._mem, self._mem_bytes = [], 0
@@ -118,12 +123,33 @@ class SortedRuns:
         if not self._files:
             return next(self.merged(), np.empty(0, np.uint64))
         path = self._dir / "union.bin"
-        with open(path, "wb") as f:
+        with self._writing(path) as f:
             for block in self.merged():
-                block.tofile(f)
+                f.write(block.astype("<u8", copy=False).data)
         out = np.fromfile(path, dtype=np.uint64)
         path.unlink()
         return out
+
+    @contextmanager
+    def _writing(self, path):
+        """An open binary file at ``path`` (Python's writes raise ENOSPC with its errno, where
+        numpy's ``tofile`` said only "N requested and M written"); a failed write raises
+        :class:`StoreWriteError` naming the file and the fixes, and removes the file."""
+        try:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            with open(path, "wb") as f:
+                yield f
+        except OSError as err:
+            path.unlink(missing_ok=True)
+            out = StoreWriteError(
+                f"cannot spill sorted IDs to {path}: {write_error_reason(err, self._dir)}. The "
+                f"forward pass spills its sorted runs to disk when they pass memory_limit / 8 "
+                f"(memory_limit = {self.memory_limit} bytes). Free space on that file system, or "
+                "set memory_limit higher (config key memory_limit; null never spills) or the "
+                "results directory (config key results) on a larger disk, then run the workflow "
+                "again (finished layers are kept)")
+            out.errno = err.errno
+            raise out from err
 
     def close(self):
         """Remove the spilled runs."""

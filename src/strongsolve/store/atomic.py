@@ -2,6 +2,10 @@
 
 A write that fails (disk full, read-only or missing directory) raises :class:`StoreWriteError`, an
 ``OSError`` whose message names the file and what to do, and leaves nothing behind.
+
+Temporaries that a killed writer left are removed only by a process that holds the writer lock of
+their directory (:mod:`strongsolve.store.lock`): without it, a temporary may be another live
+writer's, and removing it would break that writer's rename (issue 16).
 """
 
 import glob
@@ -11,11 +15,13 @@ import uuid
 from pathlib import Path
 
 from .errors import StoreWriteError
+from .lock import holds_writer_lock
+from .space import write_error_reason
 
 
 def write_failed(path, err):
     """The :class:`StoreWriteError` for a failed write of ``path`` caused by the OSError ``err``."""
-    reason = err.strerror or str(err)
+    reason = write_error_reason(err, Path(path).parent)
     if err.filename and str(err.filename) != str(path):
         blocker = Path(err.filename)
         # name the file that stands where a directory is needed: the failing name itself (mkdir says
@@ -65,7 +71,14 @@ def _discard(tmp):
 def write_text_atomic(path, text):
     """Write ``text`` to ``path`` so that readers see the old file or the whole new one, never a part.
 
-    Temporary files a killed earlier write of the same path left behind are removed first.
+    Temporary files a killed earlier write of the same path left behind are removed first, when this
+    process holds the writer lock of a directory above ``path`` (else they may be a live writer's,
+    and are left alone).
+
+    A file that already holds exactly ``text`` is left as it is, its modification time too: a late
+    run of a finished job (an orphan that waited for the writer lock) must not make Snakemake see an
+    output as newer than the files built from it. (Snakemake removes a job's outputs before it runs
+    the job, so its own jobs always write.)
 
     Raises
     ------
@@ -74,11 +87,14 @@ def write_text_atomic(path, text):
         removed.
     """
     path = Path(path)
+    if _holds_text(path, text):
+        return
     tmp = temporary_name(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        for old in stale_temporaries(path):
-            old.unlink(missing_ok=True)
+        if holds_writer_lock(path):
+            for old in stale_temporaries(path):
+                old.unlink(missing_ok=True)
         with open(tmp, "w") as f:
             f.write(text)
             f.flush()
@@ -93,6 +109,28 @@ def write_text_atomic(path, text):
         raise
 
 
-def write_json_atomic(path, obj):
-    """Write ``obj`` as indented JSON, atomically (see :func:`write_text_atomic`)."""
+def _holds_text(path, text):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read() == text
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def write_json_atomic(path, obj, keep_if_same_except=()):
+    """Write ``obj`` as indented JSON, atomically (see :func:`write_text_atomic`).
+
+    ``keep_if_same_except`` : keys of ``obj`` (e.g. ``("seconds",)``, a job's timing) whose values
+    alone may differ from a JSON object already at ``path`` for that file to be left as it is.
+    """
+    if keep_if_same_except:
+        try:
+            with open(path, encoding="utf-8") as f:
+                old = json.load(f)
+        except (OSError, ValueError):
+            old = None
+        if isinstance(old, dict) and (
+                {k: v for k, v in old.items() if k not in keep_if_same_except}
+                == {k: v for k, v in json.loads(json.dumps(obj)).items() if k not in keep_if_same_except}):
+            return
     write_text_atomic(path, json.dumps(obj, indent=2) + "\n")

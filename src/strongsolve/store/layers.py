@@ -38,6 +38,7 @@ from zarr.core.sync import sync
 from .atomic import fsync_dir, temporary_name, write_failed
 from .errors import CorruptLayerError
 from .rerun import rerun_command
+from .lock import holds_writer_lock
 
 FORMAT = "strongsolve-layer/1"
 CHUNK = 1 << 20  # elements per zarr chunk: 8 MiB of uint64/float64, large enough to stream well
@@ -292,7 +293,18 @@ def layer_bytes(path):
 def remove_stale_temporaries(paths):
     """Remove the temporary directories a killed run left for the layers ``paths`` (a list; only
     theirs: jobs running side by side write other layers in the same directory). Each directory is
-    listed once, however many layers it holds."""
+    listed once, however many layers it holds.
+
+    Raises
+    ------
+    RuntimeError
+        If this process does not hold the writer lock (:func:`strongsolve.store.lock.writer_lock`)
+        of a directory above a layer: a temporary may then be a live writer's (issue 16).
+    """
+    for p in map(Path, paths):
+        if not holds_writer_lock(p):
+            raise RuntimeError(f"removing the temporaries of {p} needs the writer lock of its run "
+                               "directory (strongsolve.store.lock.writer_lock)")
     by_dir = {}
     for p in map(Path, paths):
         by_dir.setdefault(p.parent, set()).add(p.name)

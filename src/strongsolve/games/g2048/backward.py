@@ -24,6 +24,7 @@ from ...parallel import chunk_bounds, default_workers, map_chunks
 from ...store.atomic import write_json_atomic
 from ...store.background import Background
 from ...store.layers import checksum, remove_stale_temporaries, write_layer
+from ...store.lock import holding_run_lock
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
 from .run import decode_all
@@ -133,11 +134,14 @@ def state_values(states, tables, target_exp, layer_ids, layer_values):
     return backup(*expansion, np.concatenate([layer_values, np.zeros(1)])[successors], True, 0.0)
 
 
+@holding_run_lock("2048 backward")
 def run_backward(run, ages, log=sys.stderr, **options):
     """Backward stage of one block of consecutive ages: write each age's value layer.
 
     Ages are processed from the highest down. An age whose value layer is already complete and
     verified is not recomputed (resume after a kill). Writes ``values/block_<first>-<last>.json``.
+    Holds the run's writer lock (:mod:`strongsolve.store.lock`) throughout: it waits for a live
+    earlier writer.
 
     Parameters
     ----------
@@ -199,5 +203,6 @@ def run_backward(run, ages, log=sys.stderr, **options):
                   file=log, flush=True)
     write_json_atomic(run.manifest_path("values", min(ages), max(ages)),
                       {"stage": "backward", **run.params(), "ages": done,
-                       "seconds": round(time.perf_counter() - t0, 3)})
+                       "seconds": round(time.perf_counter() - t0, 3)},
+                      keep_if_same_except=("seconds",))  # a late orphan's rerun changes nothing
     return done

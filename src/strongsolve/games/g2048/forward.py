@@ -20,6 +20,7 @@ from ...parallel import chunk_bounds, imap_chunks
 from ...store.atomic import write_json_atomic
 from ...store.background import Background
 from ...store.layers import remove_stale_temporaries, write_layer
+from ...store.lock import holding_run_lock
 from .board import TileOverflowError, age, start_states
 from .expand import OVERFLOW, move_successors, spawn_states
 from .run import Run, encode_afterstates
@@ -159,11 +160,13 @@ def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0, **options):
         yield layer
 
 
+@holding_run_lock("2048 forward")
 def run_forward(run, ages, log=sys.stderr, **options):
     """Forward stage of one block of consecutive ages: write each age's afterstate layer.
 
     An age whose layer is already complete and verified is not recomputed (resume after a kill).
-    Writes ``afterstates/block_<first>-<last>.json`` last, listing the block's counts.
+    Writes ``afterstates/block_<first>-<last>.json`` last, listing the block's counts. Holds the run's
+    writer lock (:mod:`strongsolve.store.lock`) throughout: it waits for a live earlier writer.
 
     Parameters
     ----------
@@ -220,5 +223,6 @@ def run_forward(run, ages, log=sys.stderr, **options):
                   f"{attrs['num_afterstates']} afterstates, {status}", file=log, flush=True)
     write_json_atomic(run.manifest_path("afterstates", ages[0], ages[-1]),
                       {"stage": "forward", **run.params(), "ages": rows_out,
-                       "seconds": round(time.perf_counter() - t0, 3)})
+                       "seconds": round(time.perf_counter() - t0, 3)},
+                      keep_if_same_except=("seconds",))  # a late orphan's rerun changes nothing
     return rows_out

@@ -14,6 +14,7 @@ import numpy as np
 from ...store.checksums import read_json_checked, read_text_checked, write_json_checked, write_text_checked
 from ...store.layers import layer_bytes
 from ...store.rerun import base_command, is_snakemake_command
+from ...store.lock import holding_run_lock
 from .backward import state_values
 from .board import age, decode, start_states
 
@@ -156,6 +157,7 @@ def _snakemake_rerun(run):
     return command if command and is_snakemake_command(command) else None
 
 
+@holding_run_lock("2048 report")
 def run_report(run, max_age=None):
     """Report stage: always ``summary.csv``; ``solution.json`` too when the run is solved to the
     last age (``max_age`` None), since values need every layer. Each with its checksum.

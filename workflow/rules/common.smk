@@ -91,3 +91,31 @@ def backward_inputs(wildcards):
         out += [f"{G2048_DIR}/afterstates/block_{block_name(b)}.json",
                 f"{G2048_DIR}/values/block_{block_name(b)}.json"]
     return sorted(set(out))
+
+
+JOB_SHELL = (
+    'joblog={log}; attempts="${{joblog%.log}}.attempts.log"; '
+    'echo "=== attempt $(date -u "+%Y-%m-%d %H:%M:%S UTC") ===" | tee -a "$joblog" "$attempts" > /dev/null; '
+    '{{ {{ COMMAND 2>&1 1>&3 | tee -a "$joblog" "$attempts" | '
+    """awk -v tag="[$(basename "$joblog" .log)] " '{{ print tag $0; fflush() }}' >&2; }} 3>&1 | """
+    'tee -a "$joblog" "$attempts" > /dev/null; }}')
+
+
+def logged(command):
+    """The shell line of a job running ``command``, with its output written to the job's log and to
+    the log of every attempt, and its stderr (progress lines, errors) shown on the terminal too.
+
+    Snakemake deletes a job's log (``log:``, e.g. ``logs/forward_000004-000098.log``) before it runs
+    the job, so that log holds the last attempt; ``logs/forward_000004-000098.attempts.log`` keeps
+    every attempt (a killed one too), appended after a header line ``=== attempt <UTC time> ===``.
+    Terminal lines are tagged with the log's name (``[forward_000004-000098] ...``). Snakemake runs
+    the line with bash ``set -euo pipefail``: the job fails with the command's exit status, and bash
+    waits for the whole pipeline, so every line is written before Snakemake reports the job.
+    """
+    return JOB_SHELL.replace("COMMAND", command)
+
+
+# Environment variables the jobs read, asserted by the Snakefile's `envvars:` and passed on to remote
+# jobs: PATH (above: the project's environment first) and STRONGSOLVE_RERUN (the repair command that
+# fault messages print, set by common.smk since issue 16; listed once it is set).
+JOB_ENVVARS = [name for name in ("PATH", "STRONGSOLVE_RERUN") if name in os.environ]

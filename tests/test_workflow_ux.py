@@ -152,3 +152,21 @@ def test_headline_names_a_damaged_file_and_still_prints_the_others(tmp_path):
     assert f"rebuild it with `snakemake --cores all --forcerun {bad}`" in text
     assert "Ludo b, one piece, the board's die: expected rolls inf (goal unreachable)" in text
     assert headline(["g2048"], g2048_dir=tmp_path / "nothing") == ""
+
+
+def test_a_race_prints_a_progress_line_per_sweep(tmp_path, capsys):
+    from strongsolve.cli import main
+
+    board = tmp_path / "race.yaml"
+    board.write_text("length: 6\njumps: {2: 4, 5: 1}\nsafe: [3]\ndie: 3\n")  # RACE_BOARD
+    assert main(["ludo", "race", str(board), "--pieces", "2", "--tol", "1e-10", "--json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["win_probability"] == pytest.approx(
+        naive.race_values(naive_ludo(3), 2)[(0, 0), (0, 0)], abs=1e-8)
+    changes = [float(c) for c in re.findall(r"^  sweep \d+: largest change (\S+)$", captured.err,
+                                            flags=re.M)]
+    assert len(changes) == out["sweeps"] > 1  # one line per sweep, the last one within the tolerance
+    assert changes[-1] <= 1e-10 < changes[-2]
+    assert captured.err.splitlines()[-2:] == ["  matching it against move-the-leading-piece",
+                                              "  matching it against move-the-trailing-piece"]

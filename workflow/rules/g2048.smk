@@ -10,7 +10,8 @@ G2048_STAGE_ARGS = (f"--chunk {config['dask']['chunk']}" if config["dask"]["chun
     f" --scheduler-address {config['dask']['scheduler_address']}" if config["dask"]["scheduler_address"] else "")
 # With a memory_limit, glibc must give freed arrays back at once: its mmap threshold otherwise grows
 # to 32 MiB after the first large free, and the sort buffers below that stay in the heap (4x3 forward
-# to age 200 with 256 MiB: peak RSS 702 MiB without this, 568 MiB with it; issue 4).
+# to age 200 with 256 MiB, issue 4: peak RSS 702 MiB without this, 568 MiB with it; remeasured with
+# it on 2026-12-01: 618 MiB, see memory_limit in workflow/schemas/config.schema.yaml).
 G2048_ENV = "MALLOC_MMAP_THRESHOLD_=1048576 " if config["memory_limit"] else ""
 # The 2048 solve is the main job of a run: its jobs go before the other games' (Snakemake starts the
 # ready job of highest priority first), so its answer does not wait behind a Ludo race.

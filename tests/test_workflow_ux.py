@@ -5,6 +5,8 @@
 import json
 import re
 import shutil
+import subprocess
+import threading
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,7 +15,7 @@ import pytest
 import naive
 from strongsolve.games.g2048 import pipeline
 from strongsolve.headline import headline
-from test_workflow import snakemake, workflow_copy
+from test_workflow import REPO, snakemake, workflow_copy
 
 # A default-like run, small: every game of config.yaml, with a 2x2 board, 4 flip-one cards, 5
 # standard tiles and a 6-cell race board (test_ludo.py's first race board), one piece per player.
@@ -104,7 +106,7 @@ def test_a_failing_job_shows_its_error_on_the_terminal_and_every_attempt_is_logg
         proc = snakemake(wf, "--configfile", "small.yaml")
         assert proc.returncode != 0
         assert ("[report] strongsolve: error: layer results/2048_2x2/values/age_000004.zarr: array "
-                "'values' cannot be read") in proc.stderr
+                "'values' cannot be read") in proc.stderr, proc.stderr
         assert "strongsolve: the answers of this run" not in proc.stdout
     attempts = (run / "logs" / "report.attempts.log").read_text()
     # the first run's attempt and the two failed ones, each after its header
@@ -170,3 +172,28 @@ def test_a_race_prints_a_progress_line_per_sweep(tmp_path, capsys):
     assert changes[-1] <= 1e-10 < changes[-2]
     assert captured.err.splitlines()[-2:] == ["  matching it against move-the-leading-piece",
                                               "  matching it against move-the-trailing-piece"]
+
+
+def test_job_script_shows_stderr_while_the_job_runs_and_appends_every_attempt(tmp_path):
+    log = tmp_path / "logs" / "race_p2.log"
+    job = ("echo result; echo 'sweep 1' >&2; while [ ! -e go ]; do sleep 0.02; done; "
+           "echo 'error: bad' >&2; printf 'no newline' >&2; exit 3")
+    for attempt in (1, 2):
+        proc = subprocess.Popen(["bash", str(REPO / "workflow/scripts/logged.sh"), str(log), "sh", "-c",
+                                 job], cwd=tmp_path, stderr=subprocess.PIPE, text=True)
+        # the progress line reaches the terminal while the job still waits (released after 20 s
+        # if it does not, so that a buffered line fails the test instead of hanging it)
+        release = threading.Timer(20, (tmp_path / "go").touch)
+        release.start()
+        assert proc.stderr.readline() == "[race_p2] sweep 1\n"
+        assert not (tmp_path / "go").exists() and proc.poll() is None
+        release.cancel()
+        (tmp_path / "go").touch()
+        assert proc.stderr.read() == "[race_p2] error: bad\n[race_p2] no newline\n"
+        assert proc.wait(timeout=10) == 3
+        (tmp_path / "go").unlink()
+        for path in (log, tmp_path / "logs" / "race_p2.attempts.log"):
+            text = path.read_text()
+            assert len(re.findall(r"^=== attempt \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC ===$", text,
+                                  flags=re.M)) == attempt
+            assert text.count("result\n") == attempt and text.count("error: bad\n") == attempt

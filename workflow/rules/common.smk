@@ -93,26 +93,24 @@ def backward_inputs(wildcards):
     return sorted(set(out))
 
 
-JOB_SHELL = (
-    'joblog={log}; attempts="${{joblog%.log}}.attempts.log"; '
-    'echo "=== attempt $(date -u "+%Y-%m-%d %H:%M:%S UTC") ===" | tee -a "$joblog" "$attempts" > /dev/null; '
-    '{{ {{ COMMAND 2>&1 1>&3 | tee -a "$joblog" "$attempts" | '
-    """awk -v tag="[$(basename "$joblog" .log)] " '{{ print tag $0; fflush() }}' >&2; }} 3>&1 | """
-    'tee -a "$joblog" "$attempts" > /dev/null; }}')
+# relative to the working directory (the clone), so that a moved or copied run keeps the same shell
+# commands (an absolute path would change them, and Snakemake reruns jobs whose code changed)
+JOB_SCRIPT = os.path.relpath(Path(workflow.basedir) / "workflow" / "scripts" / "logged.sh")
 
 
 def logged(command):
-    """The shell line of a job running ``command``, with its output written to the job's log and to
-    the log of every attempt, and its stderr (progress lines, errors) shown on the terminal too.
+    """The shell line of a job running ``command`` through workflow/scripts/logged.sh: its output
+    written to the job's log and to the log of every attempt, its stderr (progress lines, errors)
+    shown on the terminal too, as it comes.
 
     Snakemake deletes a job's log (``log:``, e.g. ``logs/forward_000004-000098.log``) before it runs
     the job, so that log holds the last attempt; ``logs/forward_000004-000098.attempts.log`` keeps
     every attempt (a killed one too), appended after a header line ``=== attempt <UTC time> ===``.
-    Terminal lines are tagged with the log's name (``[forward_000004-000098] ...``). Snakemake runs
-    the line with bash ``set -euo pipefail``: the job fails with the command's exit status, and bash
-    waits for the whole pipeline, so every line is written before Snakemake reports the job.
+    Terminal lines are tagged with the log's name (``[forward_000004-000098] ...``). The job fails
+    with the command's exit status. ``command`` starts with a program (``env VAR=value program``
+    to set variables).
     """
-    return JOB_SHELL.replace("COMMAND", command)
+    return f'bash "{JOB_SCRIPT}" {{log}} {command}'
 
 
 # Environment variables the jobs read, asserted by the Snakefile's `envvars:` and passed on to remote

@@ -40,7 +40,7 @@ rule g2048_forward:
         "../envs/strongsolve.yaml"
     shell:
         logged(
-            "{params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 forward {params.run} "
+            "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 forward {params.run} "
             "{params.stage} --ages {wildcards.first}-{wildcards.last}"
         )
 
@@ -67,7 +67,7 @@ rule g2048_backward:
         "../envs/strongsolve.yaml"
     shell:
         logged(
-            "{params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 backward {params.run} "
+            "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 backward {params.run} "
             "{params.stage} --ages {wildcards.first}-{wildcards.last}"
         )
 

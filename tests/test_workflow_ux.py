@@ -154,6 +154,10 @@ def test_headline_names_a_damaged_file_and_still_prints_the_others(tmp_path):
     assert f"rebuild it with `snakemake --cores all --forcerun {bad}`" in text
     assert "Ludo b, one piece, the board's die: expected rolls inf (goal unreachable)" in text
     assert headline(["g2048"], g2048_dir=tmp_path / "nothing") == ""
+    summary = tmp_path / "row11_summary.csv"
+    summary.write_text("mano,pe,vira_class,value\n11,11,0,0.01\n11,11,1,-0.02\n")
+    assert headline(["truco"], truco=[summary, tmp_path / "abstraction_sizes.csv"]).splitlines()[2:] \
+        == [f"Truco: 2 subgames of the 11 row solved ({summary})"]
 
 
 def test_a_race_prints_a_progress_line_per_sweep(tmp_path, capsys):

@@ -41,9 +41,25 @@ def read_result(path):
 
 
 def g2048_lines(run_dir):
-    """The 2048 headline of a run directory: expected score (or probability of making the target
-    tile) and counts from ``solution.json``, or the counts of a forward-only run from
-    ``summary.csv``. Empty when neither file exists."""
+    """The 2048 headline of a run directory.
+
+    Parameters
+    ----------
+    run_dir : str or Path
+        ``results/<run>/`` of a 2048 run.
+
+    Returns
+    -------
+    list of str
+        From ``solution.json``: the expected score in points from a random start (or, for a
+        reach-a-tile run, the probability of making the target tile) and the canonical counts; else
+        from ``summary.csv`` the counts of a forward-only run; empty when neither file exists.
+
+    Raises
+    ------
+    ResultReadError
+        If the file is not valid JSON / CSV.
+    """
     run_dir = Path(run_dir)
     solution, summary = run_dir / "solution.json", run_dir / "summary.csv"
     if solution.is_file():
@@ -74,7 +90,24 @@ SHUTBOX_ANSWERS = {"min-rolls": "expected rolls to set every card",
 
 
 def shutbox_lines(paths):
-    """One line per Shut the Box result file (``strongsolve shutbox --output``) that exists."""
+    """Shut the Box answers.
+
+    Parameters
+    ----------
+    paths : iterable of str or Path
+        Result files of ``strongsolve shutbox --output``; those that do not exist are skipped.
+
+    Returns
+    -------
+    list of str
+        One line per file: expected rolls (flip-one), probability of shutting every tile (max-shut)
+        or expected open sum in points (min-sum), from the start.
+
+    Raises
+    ------
+    ResultReadError
+        If a file is not valid JSON.
+    """
     lines = []
     for path in map(Path, paths):
         if path.is_file():
@@ -88,9 +121,25 @@ def shutbox_lines(paths):
 
 
 def ludo_lines(paths):
-    """One line per Ludo result file that exists: expected rolls of one piece per die
-    (``rolls_<die>.json``; ``board`` is the board's own die) and the first player's win probability
-    of each race under optimal play (``race_p<pieces>.json``)."""
+    """Ludo answers.
+
+    Parameters
+    ----------
+    paths : iterable of str or Path
+        Result files of ``strongsolve ludo rolls|race --output``: ``rolls_<die>.json`` (``board``
+        is the board's own die) and ``race_p<pieces>.json``; those that do not exist are skipped.
+
+    Returns
+    -------
+    list of str
+        One line per file: the expected rolls of one piece from cell 0 (or that the goal is
+        unreachable), or the first player's win probability under optimal play by both.
+
+    Raises
+    ------
+    ResultReadError
+        If a file is not valid JSON.
+    """
     lines = []
     for path in map(Path, paths):
         if not path.is_file():
@@ -110,7 +159,14 @@ def ludo_lines(paths):
 
 
 def truco_lines(paths):
-    """One line per Truco result file that exists: its rows (vira classes, solved subgames)."""
+    """Truco results: one line per existing file of ``paths`` (``abstraction_sizes.csv``: its vira
+    classes; ``row11_summary.csv``: its solved subgames), naming the file.
+
+    Raises
+    ------
+    ResultReadError
+        If a file is not valid CSV.
+    """
     what = {"abstraction_sizes.csv": "abstraction sizes of {n} vira classes",
             "row11_summary.csv": "{n} subgames of the 11 row solved"}
     return [f"Truco: {what[p.name].format(n=len(read_result(p)))} ({p})"

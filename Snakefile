@@ -5,12 +5,19 @@
 configfile: "config.yaml"
 
 
+from strongsolve.headline import headline
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/g2048.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/shutbox.smk"
 include: "workflow/rules/ludo.smk"
 include: "workflow/rules/truco.smk"
+
+
+envvars:
+    *JOB_ENVVARS,
 
 
 DEFAULT_TARGETS = {"g2048": G2048_TARGETS + REPORT_TARGETS, "shutbox": SHUTBOX_TARGETS,
@@ -22,3 +29,10 @@ rule all:
     default_target: True
     input:
         DEFAULT_TARGETS,
+
+
+# The answers of the run on the terminal, after Snakemake's own lines: each game of config["games"]
+# whose result files exist (strongsolve/headline.py).
+onsuccess:
+    print(headline(config["games"], g2048_dir=G2048_DIR, shutbox=SHUTBOX_TARGETS, ludo=LUDO_TARGETS,
+                   truco=TRUCO_TARGETS), end="")

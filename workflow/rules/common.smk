@@ -106,3 +106,29 @@ def backward_inputs(wildcards):
         out += [f"{G2048_DIR}/afterstates/block_{block_name(b)}.json",
                 f"{G2048_DIR}/values/block_{block_name(b)}.json"]
     return sorted(set(out))
+
+
+# relative to the working directory (the clone), so that a moved or copied run keeps the same shell
+# commands (an absolute path would change them, and Snakemake reruns jobs whose code changed)
+JOB_SCRIPT = os.path.relpath(Path(workflow.basedir) / "workflow" / "scripts" / "logged.sh")
+
+
+def logged(command):
+    """The shell line of a job running ``command`` through workflow/scripts/logged.sh: its output
+    written to the job's log and to the log of every attempt, its stderr (progress lines, errors)
+    shown on the terminal too, as it comes.
+
+    Snakemake deletes a job's log (``log:``, e.g. ``logs/forward_000004-000098.log``) before it runs
+    the job, so that log holds the last attempt; ``logs/forward_000004-000098.attempts.log`` keeps
+    every attempt (a killed one too), appended after a header line ``=== attempt <UTC time> ===``.
+    Terminal lines are tagged with the log's name (``[forward_000004-000098] ...``). The job fails
+    with the command's exit status. ``command`` starts with a program (``env VAR=value program``
+    to set variables).
+    """
+    return f'bash "{JOB_SCRIPT}" {{log}} {command}'
+
+
+# Environment variables the jobs read, asserted by the Snakefile's `envvars:` and passed on to remote
+# jobs: PATH (above: the project's environment first) and STRONGSOLVE_RERUN (the repair command that
+# fault messages print, set by common.smk since issue 16; listed once it is set).
+JOB_ENVVARS = [name for name in ("PATH", "STRONGSOLVE_RERUN") if name in os.environ]

@@ -10,8 +10,12 @@ G2048_STAGE_ARGS = (f"--chunk {config['dask']['chunk']}" if config["dask"]["chun
     f" --scheduler-address {config['dask']['scheduler_address']}" if config["dask"]["scheduler_address"] else "")
 # With a memory_limit, glibc must give freed arrays back at once: its mmap threshold otherwise grows
 # to 32 MiB after the first large free, and the sort buffers below that stay in the heap (4x3 forward
-# to age 200 with 256 MiB: peak RSS 702 MiB without this, 568 MiB with it; issue 4).
+# to age 200 with 256 MiB, issue 4: peak RSS 702 MiB without this, 568 MiB with it; remeasured with
+# it on 2026-12-01: 618 MiB, see memory_limit in workflow/schemas/config.schema.yaml).
 G2048_ENV = "MALLOC_MMAP_THRESHOLD_=1048576 " if config["memory_limit"] else ""
+# The 2048 solve is the main job of a run: its jobs go before the other games' (Snakemake starts the
+# ready job of highest priority first), so its answer does not wait behind a Ludo race.
+G2048_PRIORITY = 10
 
 
 rule g2048_forward:
@@ -25,15 +29,20 @@ rule g2048_forward:
         first=r"\d{6}",
         last=r"\d{6}",
     threads: G["threads"]
+    priority: G2048_PRIORITY
     resources:
         mem_mb=G["mem_mb"],
     params:
         run=G2048_ARGS,
         stage=G2048_STAGE_ARGS,
         env=G2048_ENV,
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "{params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 forward {params.run} "
-        "{params.stage} --ages {wildcards.first}-{wildcards.last} > {log} 2>&1"
+        logged(
+            "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 forward {params.run} "
+            "{params.stage} --ages {wildcards.first}-{wildcards.last}"
+        )
 
 
 rule g2048_backward:
@@ -47,15 +56,20 @@ rule g2048_backward:
         first=r"\d{6}",
         last=r"\d{6}",
     threads: G["threads"]
+    priority: G2048_PRIORITY
     resources:
         mem_mb=G["mem_mb"],
     params:
         run=G2048_ARGS,
         stage=G2048_STAGE_ARGS,
         env=G2048_ENV,
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "{params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 backward {params.run} "
-        "{params.stage} --ages {wildcards.first}-{wildcards.last} > {log} 2>&1"
+        logged(
+            "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 backward {params.run} "
+            "{params.stage} --ages {wildcards.first}-{wildcards.last}"
+        )
 
 
 G2048_STAGE = "values" if G2048_SOLVED else "afterstates"
@@ -69,11 +83,14 @@ rule g2048_report:
         G2048_OUTPUTS,
     log:
         f"{G2048_DIR}/logs/report.log",
+    priority: G2048_PRIORITY
     params:
         run=G2048_ARGS,
         max_age="" if G2048_SOLVED else f"--max-age {MAX_AGE}",
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "strongsolve 2048 report {params.run} {params.max_age} > {log} 2>&1"
+        logged("strongsolve 2048 report {params.run} {params.max_age}")
 
 
 G2048_TARGETS = G2048_OUTPUTS

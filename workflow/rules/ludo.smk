@@ -25,8 +25,10 @@ rule ludo_rolls:
         die="|".join(LUDO_DICE),
     params:
         die=lambda wildcards: f"--die {LUDO_DICE[wildcards.die]}" if LUDO_DICE[wildcards.die] else "",
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "strongsolve ludo rolls {input} {params.die} --output {output} > {log} 2>&1"
+        logged("strongsolve ludo rolls {input} {params.die} --output {output}")
 
 
 rule ludo_race:
@@ -43,6 +45,10 @@ rule ludo_race:
         pieces=r"\d+",
     params:
         tol=LUDO["tol"],
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "strongsolve ludo race {input} --pieces {wildcards.pieces} --tol {params.tol} "
-        "--policy-out {output.policy} --output {output.json} > {log} 2>&1"
+        logged(
+            "strongsolve ludo race {input} --pieces {wildcards.pieces} --tol {params.tol} "
+            "--policy-out {output.policy} --output {output.json}"
+        )

@@ -14,7 +14,10 @@ rule g2048_plots:
         REPORT_TARGETS,
     log:
         f"{G2048_DIR}/logs/plots.log",
+    priority: G2048_PRIORITY
     params:
-        run=G2048_DIR,
+        run=lambda wildcards, input: os.path.dirname(input[0]),  # the run directory of summary.csv
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "strongsolve 2048 plots {params.run} > {log} 2>&1"
+        logged("strongsolve 2048 plots {params.run}")

@@ -23,10 +23,14 @@ rule shutbox_flip_one:
         faces=SHUTBOX["faces"],
         method=SHUTBOX["method"],
         tol=SHUTBOX["tol"],
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "strongsolve shutbox --rule flip-one --objective min-rolls "
-        "--cards {params.cards} --faces {params.faces} --method {params.method} --tol {params.tol} "
-        "--check --policy --output {output} > {log} 2>&1"
+        logged(
+            "strongsolve shutbox --rule flip-one --objective min-rolls "
+            "--cards {params.cards} --faces {params.faces} --method {params.method} --tol {params.tol} "
+            "--check --policy --output {output}"
+        )
 
 
 rule shutbox_standard:
@@ -41,7 +45,11 @@ rule shutbox_standard:
         faces=SHUTBOX["faces"],
         tol=SHUTBOX["tol"],
         one_die=lambda wildcards: "--one-die" if wildcards.one_die else "",
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "strongsolve shutbox --rule standard --objective {wildcards.objective} "
-        "--cards {wildcards.tiles} --faces {params.faces} {params.one_die} --tol {params.tol} "
-        "--check --policy --output {output} > {log} 2>&1"
+        logged(
+            "strongsolve shutbox --rule standard --objective {wildcards.objective} "
+            "--cards {wildcards.tiles} --faces {params.faces} {params.one_die} --tol {params.tol} "
+            "--check --policy --output {output}"
+        )

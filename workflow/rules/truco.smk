@@ -26,8 +26,10 @@ rule truco_abstraction_sizes:
         f"{TRUCO_DIR}/abstraction_sizes.csv",
     log:
         f"{TRUCO_DIR}/logs/abstraction_sizes.log",
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "python -m strongsolve.games.truco.solve sizes --out {output} > {log} 2>&1"
+        logged("python -m strongsolve.games.truco.solve sizes --out {output}")
 
 
 rule truco_row11_group:
@@ -46,10 +48,14 @@ rule truco_row11_group:
         mem_mb=TRUCO["mem_mb"] * TRUCO["workers"],
     params:
         solver=TRUCO_PARAMS,
-        results=RESULTS,
+        results=lambda wildcards, output: Path(output[0]).parents[2],  # <results>/truco/row11/group_x
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "python -m strongsolve.games.truco.solve group --x {wildcards.x} --results {params.results} "
-        "--params '{params.solver}' > {log} 2>&1"
+        logged(
+            "python -m strongsolve.games.truco.solve group --x {wildcards.x} --results {params.results} "
+            "--params '{params.solver}'"
+        )
 
 
 rule truco_row11_summary:
@@ -60,7 +66,8 @@ rule truco_row11_summary:
     log:
         f"{TRUCO_DIR}/logs/row11_summary.log",
     params:
-        results=RESULTS,
+        results=lambda wildcards, output: Path(output[0]).parents[1],  # <results>/truco/row11_summary.csv
+    conda:
+        "../envs/strongsolve.yaml"
     shell:
-        "python -m strongsolve.games.truco.solve summary --results {params.results} --out {output} "
-        "> {log} 2>&1"
+        logged("python -m strongsolve.games.truco.solve summary --results {params.results} --out {output}")

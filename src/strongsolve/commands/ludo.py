@@ -1,6 +1,7 @@
 """``strongsolve ludo``: exact expected rolls of one piece, optimal two-player races (issue 7)."""
 
 import math
+import sys
 
 from . import emit
 
@@ -143,6 +144,10 @@ def _save_policy(path, solution):
         raise
 
 
+def _progress(line):
+    print(line, file=sys.stderr, flush=True)
+
+
 def run_race(args):
     from ..games import ludo
 
@@ -150,14 +155,20 @@ def run_race(args):
     stuck = ludo.cells_without_goal(board)  # before the expansion: value iteration would never settle
     if stuck:
         raise ValueError(ludo.unreachable_goal_message(board, stuck, args.board))
-    sol = ludo.solve_race(board, args.pieces, tol=args.tol)
+    # progress on stderr (the workflow shows it on the terminal): a two-piece race runs for minutes
+    _progress(f"race of {args.pieces} piece(s) each on {args.board}: listing the positions, then "
+              f"value iteration until no win probability changes by more than {args.tol:g}")
+    sol = ludo.solve_race(board, args.pieces, tol=args.tol, progress=lambda sweep, delta: _progress(
+        f"  sweep {sweep}: largest change {delta:.3g}"))
     out = {"game": "ludo-race", "board_file": args.board, "board": _board_json(board),
            "pieces": args.pieces, "positions": sol.race.expansion.n_nodes,
            "win_probability": sol.win_probability, "sweeps": sol.sweeps,
            "residual": sol.residual, "against": {}, "positions_queried": []}
     lines = [f"{args.pieces} piece(s) each, optimal play: the first player wins with probability "
              f"{sol.win_probability:.10f}"]
+    _progress(f"  optimal play solved in {sol.sweeps} sweeps")
     for kind in args.against:
+        _progress(f"  matching it against move-the-{kind}-piece")
         first, second = ludo.match_win_probability(sol.race, sol.policy,
                                                    ludo.simple_policy(sol.race, kind), tol=args.tol)
         out["against"][kind] = {"optimal_moves_first": first, "optimal_moves_second": second}

@@ -529,9 +529,9 @@ def sweep_order(race):
     return np.argsort(-progress, kind="stable")
 
 
-def solve_race(board, pieces, tol=1e-12, max_iter=100_000):
+def solve_race(board, pieces, tol=1e-12, max_iter=100_000, progress=None):
     """Win probability under optimal play by both (negamax Gauss-Seidel value iteration, nodes swept
-    in :func:`sweep_order`).
+    in :func:`sweep_order`); ``progress(sweep, delta)`` is called after each sweep when given.
 
     Raises
     ------
@@ -546,7 +546,7 @@ def solve_race(board, pieces, tol=1e-12, max_iter=100_000):
     race = race_expansion(board, pieces)
     order = sweep_order(race)
     sol = value_iteration(permute_expansion(race.expansion, order), maximize=True, tol=tol,
-                          max_iter=max_iter)
+                          max_iter=max_iter, progress=progress)
     value = np.empty_like(sol.value)
     value[order] = sol.value
     policy = np.empty_like(sol.policy)

@@ -324,7 +324,7 @@ def _check_tol(tol, name):
 
 
 def value_iteration(exp, *, maximize, tol=1e-12, max_iter=1_000_000, method="gauss-seidel",
-                    empty_value=0.0, initial=None):
+                    empty_value=0.0, initial=None, progress=None):
     """Solve by value iteration to a stated tolerance.
 
     Parameters
@@ -346,6 +346,9 @@ def value_iteration(exp, *, maximize, tol=1e-12, max_iter=1_000_000, method="gau
         Value of an outcome with no candidate.
     initial : float64[X], optional
         Starting values (default 0).
+    progress : callable, optional
+        Called as ``progress(sweep, delta)`` after each sweep (1-based count, largest change of a
+        value in it), e.g. to print a progress line during a long solve.
 
     Returns
     -------
@@ -372,6 +375,8 @@ def value_iteration(exp, *, maximize, tol=1e-12, max_iter=1_000_000, method="gau
             new, best = backup(*sub, value, maximize, empty_value)
             delta = float(np.max(np.abs(new - value), initial=0.0))
             value = new
+        if progress is not None:
+            progress(sweep, delta)
         if delta <= tol:
             value, policy, residual = _finish(exp, r, value, best, maximize, empty_value)
             return Solution(value, policy, sweep, sweep, residual)

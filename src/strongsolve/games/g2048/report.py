@@ -9,6 +9,7 @@ from ...store.atomic import write_json_atomic, write_text_atomic
 from ...store.layers import layer_bytes
 from .backward import state_values
 from .board import age, decode, start_states
+from .spawn import expected_value
 
 SUMMARY_COLUMNS = ["age", "states", "afterstates", "terminal_states", "bytes", "bits_per_afterstate"]
 
@@ -66,7 +67,7 @@ def solution(run, rows):
         layer_ids = run.load_afterstates(n)[0]
         values[mask], _ = state_values(ids[mask], run.tables, run.target_exp, layer_ids,
                                        run.load_values(n, layer_ids))
-    expected = float(np.dot(probs, values))
+    expected = expected_value(probs, values)  # at most 1 for a probability (spawn.py)
     doc = {
         "rows": run.rows,
         "cols": run.cols,

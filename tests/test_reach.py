@@ -9,6 +9,8 @@ the search) and from jdleesmiller/twenty48 (quoted below with their source).
 import csv
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -104,6 +106,32 @@ def test_last_age_of_4x4_reach_runs_bounds_the_job_list():
     assert Run("unused", 4, 4, 0.9, 16).ages(max_age=400)[-1] == 124
 
 
+def test_workflow_job_list_of_4x4_reach16_ends_at_the_bound(tmp_path):
+    """`snakemake -n`: the job list of 4x4 reach 16 is two blocks of ages, 4-66 and 68-124 (it ran
+    to age 2^18 - 4 before issue 16); a target a start holds stops the workflow before any job."""
+    for name in ("config.yaml", "workflow"):
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
+    (tmp_path / "Snakefile").write_text(
+        'configfile: "config.yaml"\n'
+        'include: "workflow/rules/common.smk"\n'
+        'include: "workflow/rules/g2048.smk"\n'
+        "rule all:\n    input: G2048_TARGETS\n")
+    (tmp_path / "reach.yaml").write_text(
+        "games: [g2048]\ng2048: {rows: 4, cols: 4, objective: reach_tile, target_tile: 16, "
+        "ages_per_job: 32}\n")
+    snakemake = [str(Path(sys.executable).with_name("snakemake")), "-n", "--configfile", "reach.yaml"]
+    proc = subprocess.run(snakemake, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    blocks = sorted(set(re.findall(r"afterstates/block_(\d{6}-\d{6})\.json", proc.stdout)))
+    assert blocks == ["000004-000066", "000068-000124"]
+    proc = subprocess.run(snakemake + ["--config", "g2048={target_tile: 4}"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    assert "strongsolve: config error: config key g2048." + HELD_4 in proc.stderr
+    assert not (tmp_path / "results").exists()
+
+
 # --- the forward pass stops after two empty afterstate layers ----------------------------------
 
 def test_nothing_made_past_two_empty_layers_and_the_last_start():
@@ -144,6 +172,7 @@ def test_forward_stops_and_every_stage_agrees_with_naive(tmp_path):
     assert close(doc["reach_probability"], reference.probability)
 
 
+@pytest.mark.slow
 def test_4x4_reach16_counts_match_twenty48(tmp_path):
     """4x4 reach 16 (about 20 s here): 23,482,821 canonical states once the won and lost ones are
     left out, twenty48's count; the forward pass ends at the bound 124 (issue 16)."""

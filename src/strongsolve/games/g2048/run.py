@@ -11,6 +11,11 @@ distribution and ``_reach<tile>`` for the reach-a-tile objective)::
     values/block_*.json
     summary.csv, solution.json    report
     logs/, plots/
+
+A run has a layer for every even age from 4 to :attr:`Run.last_age` (:func:`board.last_age`; for
+reach-a-tile bounded by the target, issue 16), so the Snakemake job list is known before the solve.
+Ages past the last state have empty layers, which the forward pass writes without computing once
+two consecutive afterstate layers are empty (:mod:`forward`).
 """
 
 from dataclasses import dataclass

@@ -12,7 +12,7 @@ empty layers, written without computing anything: every later stage (the backwar
 report's summary.csv and solution.json, inspect, play) reads each age of the job list from its
 layer, so they all agree with no special case, and :attr:`run.Run.last_age` bounds the job list
 before the solve (a reach-a-tile run by its target), so only a few such layers are written (4x4
-reach 16: the ages after the last non-empty one up to the bound 124).
+reach 16: its last states are of age 96, and ages 98 to 124 get 14 empty layers).
 """
 
 import shutil

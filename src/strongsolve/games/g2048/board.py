@@ -584,10 +584,11 @@ def last_age(rows, cols, target_tile=0, p2=0.9):
     ``(r*c - 1) * t/2``. A state is an afterstate plus one spawn (at most 4, or 2 when ``p2 == 1``;
     :func:`spawn.largest_spawn`) or a start state (age <= 8, below the bound for every allowed
     target), so its age is at most ``(r*c - 1) * t/2 + largest spawn``. A board with every cell at
-    ``t/2`` (age ``r*c*t/2``) is never an afterstate, and a state only when ``t/2`` is the
-    largest spawn (``t = 8``, or 4 when ``p2 == 1``), where it is this same bound. States of the last ages may all be
-    terminal or win with every move; the forward pass stops early when two consecutive afterstate
-    layers are empty (:func:`forward.run_forward`). Bounds the score objective's age too.
+    ``t/2`` (age ``r*c*t/2``) is never an afterstate, and a state only when ``t/2`` is the largest
+    spawn (``t = 8``, or 4 when ``p2 == 1``), where it is this same bound. The bound is attained on
+    some boards (1x3, target 16), not on most (2x3, target 64: last state of age 112, bound 164);
+    the forward pass stops computing after two consecutive empty afterstate layers
+    (:mod:`forward`). The score objective's bound caps it too.
 
     Parameters
     ----------

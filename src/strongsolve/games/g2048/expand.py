@@ -251,9 +251,9 @@ def expand_afterstates(afterstates, p2, spawn_prob, rows, cols, line_result, lin
 
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
     probability ``spawn_prob[empty, 0]`` (``p2 / empty``) then a 4 with ``spawn_prob[empty, 1]``
-    (``(1 - p2) / empty``), rounded so that they sum to at most 1 (:func:`spawn.spawn_probabilities`;
-    issue 16), leaving out a spawn of probability 0: with ``p2`` 0 or 1 its states were never
-    enumerated); an outcome's candidates
+    (``(1 - p2) / empty``), rounded so that they sum to at most 1, ``spawn_prob`` being
+    :func:`spawn.spawn_probabilities` (float64[cells + 1, 2]; issue 16); a spawn of probability 0
+    is left out: with ``p2`` 0 or 1 its states were never enumerated); an outcome's candidates
     are the legal moves of the spawned state, each with its reward (points) and its canonical
     afterstate, whose value is looked up in ``index2`` (a 2 was spawned: age + 2) or ``index4``
     (age + 4), hash indexes of the successor layers (:mod:`strongsolve.kernels.hashindex`).

@@ -385,6 +385,7 @@ def test_reach_tile_workflow_with_plots(tmp_path):
     run = tmp_path / "results" / "2048_2x2_reach32"
     doc = json.loads((run / "solution.json").read_text())
     assert close(doc["reach_probability"], naive.solve_reach(2, 2, 32).probability)
+    assert "probability of making 32: " in (run / "logs" / "report.log").read_text()  # issue 16
     for name in (LAYERS_PLOT, VALUES_PLOT):
         assert (run / "plots" / name).read_bytes()[:4] == b"\x89PNG"
     assert "plots: wrote" in (run / "logs" / "plots.log").read_text()

@@ -14,6 +14,8 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from .games.g2048.targets import check_target
+
 SECTIONS = ("shutbox", "ludo", "truco")
 
 
@@ -151,7 +153,8 @@ def validate(config, schema_dir):
     ------
     ConfigError
         On the first bad value (unknown key, wrong type, out of range, NaN or infinite number, spawn
-        probabilities that do not sum to 1, a 1x1 board).
+        probabilities that do not sum to 1, a 1x1 board, a reach-a-tile target that a start state
+        holds or the board cannot make: :func:`strongsolve.games.g2048.targets.check_target`).
     """
     schema = load_schema(schema_dir)
     config = _coerce(schema, copy.deepcopy(dict(config)))
@@ -176,6 +179,11 @@ def validate(config, schema_dir):
     if t & (t - 1):
         raise ConfigError(f"config key g2048.target_tile = {t!r} is not allowed; allowed: a power of two "
                           "from 4 to 32768")
+    if g["objective"] == "reach_tile":  # the score objective ignores target_tile
+        try:
+            check_target(g["rows"], g["cols"], p2, t, key="config key g2048.target_tile")
+        except ValueError as err:
+            raise ConfigError(str(err)) from None
     return config
 
 

@@ -61,10 +61,23 @@ def _backward(args):
 
 
 def _report(args):
-    from ..games.g2048.report import run_report
-    doc = run_report(_run(args), args.max_age)
-    if doc is not None:
-        print(f"expected score {doc['expected_score']!r} over {doc['num_states']} states", file=sys.stderr)
+    from ..games.g2048.report import run_report, summary_rows
+    run = _run(args)
+    doc = run_report(run, args.max_age)
+    if doc is None:  # forward-only: the counts of summary.csv
+        rows = summary_rows(run, args.max_age)
+        print(f"forward pass to age {rows[-1]['age']}: {sum(r['states'] for r in rows)} states "
+              f"({sum(r['terminal_states'] for r in rows)} terminal), "
+              f"{sum(r['afterstates'] for r in rows)} afterstates; no values (a forward-only run: "
+              f"the backward pass needs every age, to {run.last_age})", file=sys.stderr)
+        return
+    counts = (f"over {doc['num_states']} states ({doc['num_terminal_states']} terminal), "
+              f"{doc['num_afterstates']} afterstates")
+    if run.target_tile:
+        print(f"probability of making {run.target_tile}: {doc['reach_probability']!r} {counts}",
+              file=sys.stderr)
+    else:
+        print(f"expected score {doc['expected_score']!r} points {counts}", file=sys.stderr)
 
 
 def _solve(args):

@@ -28,6 +28,7 @@ from ...store.lock import holding_run_lock
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
 from .run import decode_all
+from .spawn import spawn_probabilities
 
 # afterstates per parallel task: big enough that a task's set-up is negligible, small enough that
 # its expansion (48 bytes per candidate, 14 candidates per 4x3 afterstate: 12 MB) stays in the L3
@@ -55,8 +56,9 @@ def expansion_bytes(tables):
 
 def _backup_task(ids, p2, kernel_args, target_exp, index2, index4):
     rows, cols, line_result, line_reward, sym = kernel_args
-    *expansion, next_value, error = expand_afterstates(ids, p2, rows, cols, line_result,
-                                                       line_reward, sym, target_exp, index2, index4)
+    *expansion, next_value, error = expand_afterstates(ids, p2, spawn_probabilities(p2, rows * cols),
+                                                       rows, cols, line_result, line_reward, sym,
+                                                       target_exp, index2, index4)
     if error != OK:
         return None, error
     return backup(*expansion, next_value, True, 0.0)[0], OK

@@ -245,13 +245,15 @@ def _resolve(layer, keys, reach, out, successors):
 
 
 @njit
-def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sym, target_exp,
-                       index2, index4):
+def expand_afterstates(afterstates, p2, spawn_prob, rows, cols, line_result, line_reward, sym,
+                       target_exp, index2, index4):
     """Two-level CSR expansion of afterstates for the Bellman backup, with the successor values.
 
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
-    probability ``p2 / empty`` then a 4 with ``(1 - p2) / empty``, leaving out a spawn of
-    probability 0: with ``p2`` 0 or 1 its states were never enumerated); an outcome's candidates
+    probability ``spawn_prob[empty, 0]`` (``p2 / empty``) then a 4 with ``spawn_prob[empty, 1]``
+    (``(1 - p2) / empty``), rounded so that they sum to at most 1, ``spawn_prob`` being
+    :func:`spawn.spawn_probabilities` (float64[cells + 1, 2]; issue 16); a spawn of probability 0
+    is left out: with ``p2`` 0 or 1 its states were never enumerated); an outcome's candidates
     are the legal moves of the spawned state, each with its reward (points) and its canonical
     afterstate, whose value is looked up in ``index2`` (a 2 was spawned: age + 2) or ``index4``
     (age + 4), hash indexes of the successor layers (:mod:`strongsolve.kernels.hashindex`).
@@ -310,7 +312,7 @@ def expand_afterstates(afterstates, p2, rows, cols, line_result, line_reward, sy
             if ((a >> sh) & _U15) != 0:
                 continue
             for e in range(e_first, e_last + 1):
-                out_prob[o] = (p2 if e == 1 else 1.0 - p2) / empty
+                out_prob[o] = spawn_prob[empty, e - 1]
                 moves_after_spawn(a, cm, moved, line_rewards, i, e, rows, cols, line_result,
                                   line_reward, after, rewards)
                 m = _move_keys(a | (np.uint64(e) << sh), rows, cols, sym, target_exp, after,

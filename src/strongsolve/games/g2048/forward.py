@@ -4,6 +4,15 @@
 into ``afterstates(n-4)``; ``afterstates(n)`` = canonical results of every legal move of
 ``states(n)``. Each layer is sorted and unique. A state with no legal move is terminal (counted).
 Counts are canonical (after symmetry) and include terminal states.
+
+The pass stops after two consecutive empty afterstate layers (issue 16): once the afterstate
+layers of ages ``n - 2`` and ``n - 4`` are empty and no start state is as old as ``n``, no state of
+age ``n`` or later can be made (:func:`nothing_made_at`). The remaining ages of the job list get
+empty layers, written without computing anything: every later stage (the backward pass, the
+report's summary.csv and solution.json, inspect, play) reads each age of the job list from its
+layer, so they all agree with no special case, and :attr:`run.Run.last_age` bounds the job list
+before the solve (a reach-a-tile run by its target), so only a few such layers are written (4x4
+reach 16: its last states are of age 96, and ages 98 to 124 get 14 empty layers).
 """
 
 import shutil
@@ -63,6 +72,17 @@ def _starts_by_age(rows, cols, p2):
     return {int(n): ids[(ages == n) & (probs > 0)] for n in np.unique(ages)}
 
 
+def nothing_made_at(n, rows, cols, p2, prev2, prev4):
+    """True when no state of age ``n``, nor of any later age, can be made.
+
+    States of age ``n`` are the start states of that age and the spawns into the afterstate layers
+    ``prev2`` (age ``n - 2``) and ``prev4`` (age ``n - 4``). When both are empty and no start state
+    is as old as ``n``, the layer of age ``n`` is empty, so are the inputs of age ``n + 2``, and so
+    on: the forward pass can stop.
+    """
+    return prev2.size == 0 and prev4.size == 0 and n > max(_starts_by_age(rows, cols, p2))
+
+
 def _spawn_task(chunk, exponent, kernel_args):
     # unsorted: the spawns of a chunk hardly repeat (1.57 IDs per state on 4x3, 1.48 distinct), so
     # they are sorted once, by SortedRuns
@@ -110,12 +130,15 @@ def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, m
     Returns
     -------
     ForwardLayer
+        Empty, computed from nothing, when :func:`nothing_made_at` says so.
 
     Raises
     ------
     TileOverflowError
         If a move would make a tile above 2^15 (a 4x4 board beyond the 4-bit cap).
     """
+    if nothing_made_at(n, tables.rows, tables.cols, p2, prev2, prev4):
+        return ForwardLayer(n, 0, 0, np.empty(0, np.uint64))
     args = tables.kernel_args()
     num_states = terminal = 0
     with SortedRuns(memory_limit, spill_dir) as states, SortedRuns(memory_limit, spill_dir) as after:
@@ -201,6 +224,13 @@ def run_forward(run, ages, log=sys.stderr, **options):
                 ids, attrs = run.load_afterstates(n)  # verify, then keep as input of the next ages
                 window[n] = ids
                 status = "verified (kept)"
+            elif nothing_made_at(n, run.rows, run.cols, run.p2, layer_ids(n - 2), layer_ids(n - 4)):
+                _, arrays, code_attrs = encode_afterstates(np.empty(0, np.uint64))
+                attrs = dict(run.params(), age=n, num_states=0, num_terminal=0, num_afterstates=0,
+                             **code_attrs)
+                io.submit(write_layer, path, arrays, attrs)
+                window[n] = np.empty(0, np.uint64)
+                status = "empty: the two previous afterstate layers are empty (stopped)"
             else:
                 t = time.perf_counter()
                 spill_dir = run.directory / ".spill" / f"age_{n:06d}"

@@ -17,6 +17,7 @@ from ...store.rerun import base_command, is_snakemake_command
 from ...store.lock import holding_run_lock
 from .backward import state_values
 from .board import age, decode, start_states
+from .spawn import expected_value
 
 SUMMARY_COLUMNS = ["age", "states", "afterstates", "terminal_states", "bytes", "bits_per_afterstate"]
 REPORT_RULE = "g2048_report"
@@ -130,7 +131,7 @@ def solution(run, rows):
         layer_ids = run.load_afterstates(n)[0]
         values[mask], _ = state_values(ids[mask], run.tables, run.target_exp, layer_ids,
                                        run.load_values(n, layer_ids))
-    expected = float(np.dot(probs, values))
+    expected = expected_value(probs, values)  # at most 1 for a probability (spawn.py)
     doc = {
         "rows": run.rows,
         "cols": run.cols,

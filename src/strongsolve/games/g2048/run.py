@@ -11,6 +11,11 @@ distribution, ``p`` exact, and ``_reach<tile>`` for the reach-a-tile objective; 
     values/block_*.json
     summary.csv, solution.json    report (with checksums: summary.csv.sha256, a "checksum" key)
     logs/, plots/
+
+A run has a layer for every even age from 4 to :attr:`Run.last_age` (:func:`board.last_age`; for
+reach-a-tile bounded by the target, issue 16), so the Snakemake job list is known before the solve.
+Ages past the last state have empty layers, which the forward pass writes without computing once
+two consecutive afterstate layers are empty (:mod:`forward`).
 """
 
 import json
@@ -23,6 +28,7 @@ from ...codecs.eliasfano import EliasFano, EliasFanoBuilder
 from ...store.errors import CorruptLayerError
 from ...store.layers import checksum, read_attrs, read_layer, repair_command
 from .board import check_shape, last_age, tables
+from .targets import check_target
 
 DEFAULT_P2 = 0.9
 
@@ -141,7 +147,13 @@ class Run:
     p2 : float
         Probability that a spawn is a 2 (else a 4); 0.9 in the original game.
     target_tile : int
-        0 for the score objective; a power of two (>= 4) for reach-a-tile (issue 6).
+        0 for the score objective; for reach-a-tile (issue 6) a power of two that no start state
+        holds and the board can make (:func:`targets.check_target`, issue 16).
+
+    Raises
+    ------
+    ValueError
+        On a bad shape, ``p2`` or target, naming the value and what is allowed.
     """
 
     directory: Path
@@ -158,6 +170,8 @@ class Run:
         if t and (t < 4 or t & (t - 1) or t > 1 << 15):
             raise ValueError(f"target_tile = {t!r} is not allowed; allowed: a power of two from 4 to "
                              "32768, or 0 for the score objective")
+        if t:
+            check_target(self.rows, self.cols, self.p2, t)
         object.__setattr__(self, "directory", Path(self.directory))
 
     @property
@@ -170,11 +184,13 @@ class Run:
 
     @property
     def last_age(self):
-        return last_age(self.rows, self.cols)
+        """The last age of the run's job list (:func:`board.last_age`: bounded by the target for
+        reach-a-tile)."""
+        return last_age(self.rows, self.cols, self.target_tile, self.p2)
 
     def ages(self, max_age=None):
-        """Ages 4, 6, ..., up to ``max_age`` (default: the last reachable age)."""
-        return list(range(4, (max_age or self.last_age) + 1, 2))
+        """Ages 4, 6, ..., up to ``max_age`` (default, and at most: the last age)."""
+        return list(range(4, min(max_age or self.last_age, self.last_age) + 1, 2))
 
     def params(self):
         """Attributes every layer of this run carries and every load checks."""

@@ -22,6 +22,7 @@ from .board import DIRECTIONS, age, canonical, move, start_states
 from .boardtext import format_board
 from .report import read_solution, summary_rows
 from .run import Run
+from .spawn import expected_value
 
 CACHE_ENTRIES = 1 << 23
 """Afterstates kept in memory across queries (IDs + values: 16 bytes each, 128 MiB at most)."""
@@ -354,7 +355,7 @@ class Solution:
     def expected_score(self):
         """Value of the random start: expected score in points, or P(make the target tile)."""
         _, probs, values = self.start_states()
-        return float(np.dot(probs, values))
+        return expected_value(probs, values)  # at most 1 for a probability (spawn.py)
 
     def age_table(self, values=True):
         """One row per age with a forward layer: counts, storage and value statistics.

@@ -152,7 +152,7 @@ def inferred_command(run_dir, to_last_age=False):
     forward, values = _manifests(run_dir, "afterstates"), _manifests(run_dir, "values")
     solved = (run_dir / "solution.json").exists() or values or any((run_dir / "values").glob("age_*.zarr"))
     max_age = None
-    if not (solved or to_last_age) and forward and forward[-1][1] < last_age(rows, cols):
+    if not (solved or to_last_age) and forward and forward[-1][1] < last_age(rows, cols, target, p2):
         max_age = forward[-1][1]
     logs = run_dir / "logs"
     if not any(any(logs.glob(pattern)) for pattern in SNAKEMAKE_LOGS):

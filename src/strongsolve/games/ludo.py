@@ -556,3 +556,48 @@ def best_moves(solution, own, opponent):
         out.append({"face": face, "move_from": None if cell < 0 else int(race.encoding.cells[cell]),
                     "win_probability": float(q)})
     return out
+
+
+def choice_values(race, value, own, opponent, face):
+    """Every choice of the player to move after a roll, valued with saved win probabilities.
+
+    Parameters
+    ----------
+    race : Race
+        The expansion (rules only: :func:`race_expansion`, no solve).
+    value : float64[M*M]
+        Win probability of the player to move per node, as :class:`RaceSolution` ``value`` or the
+        ``value`` array of a ``--policy-out`` file.
+    own, opponent : sequence of int
+        Cells of the mover's and the opponent's pieces.
+    face : int
+        The roll, a face of positive probability.
+
+    Returns
+    -------
+    list of dict
+        One per movable piece in increasing cell order (one pass when none can move):
+        ``move_from`` (cell, None for a pass) and ``win_probability`` of the mover after it.
+
+    Raises
+    ------
+    ValueError
+        A cell no piece can rest on, a wrong piece count, a face the die cannot show, or an ended
+        game (a side with every piece home).
+    """
+    exp = race.expansion
+    faces = [d for d, p in enumerate(race.board.die, 1) if p > 0]
+    if face not in faces:
+        raise ValueError(f"roll {face} is impossible with this die; allowed: {faces}")
+    x = race.encoding.node(own, opponent)
+    if exp.node_ptr[x] == exp.node_ptr[x + 1]:
+        raise ValueError(f"position {list(own)}/{list(opponent)} is an ended game: a side has every "
+                         f"piece at the goal {race.board.length}")
+    o = exp.node_ptr[x] + faces.index(face)
+    out = []
+    for a in range(exp.out_ptr[o], exp.out_ptr[o + 1]):
+        cell = race.piece[a]
+        out.append({"move_from": None if cell < 0 else int(race.encoding.cells[cell]),
+                    "win_probability": float(exp.cand_reward[a] + exp.cand_sign[a]
+                                             * value[exp.cand_next[a]])})
+    return out

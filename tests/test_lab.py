@@ -1,0 +1,230 @@
+"""The lab (issue 17) in a real headless browser: every page, its controls, and its numbers against
+the CLI's answer to the same query, on small results made by the CLI in a session fixture.
+
+The browser is Debian's chromium driven by selenium through chromium-driver; where either is missing
+the browser tests skip and say why. Set STRONGSOLVE_SCREENSHOTS=docs/lab to save a screenshot of each
+page there.
+"""
+
+import contextlib
+import html
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from strongsolve import cli
+from strongsolve.games.truco.solve import solve_group
+from strongsolve.lab.app import create_app
+
+from test_truco_row11 import tiny_capacities
+
+LUDO_BOARD = """length: 12
+jumps: {3: 7, 9: 2}
+chain_jumps: false
+overshoot: stay
+die: 3
+safe: [5]
+roll_again_on: null
+"""
+
+
+def run_cli(*argv):
+    """(exit code, stdout) of the strongsolve CLI run in this process."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = cli.main([str(a) for a in argv])
+    return code, out.getvalue()
+
+
+def cli_json(*argv):
+    code, out = run_cli(*argv)
+    assert code == 0, out
+    return json.loads(out)
+
+
+@pytest.fixture(scope="session")
+def lab_results(tmp_path_factory):
+    """A results folder with a 2x3 2048 run, two Shut the Box results, a Ludo race and the 11-11
+    Truco subgames on a tiny deck per vira class, each made by its CLI (Truco by its stage driver)."""
+    root = tmp_path_factory.mktemp("lab") / "results"
+    assert run_cli("2048", "solve", root / "2048_2x3", "--rows", 2, "--cols", 3)[0] == 0
+    assert run_cli("shutbox", "--cards", 4, "--faces", 3, "--policy",
+                   "--output", root / "shutbox_4" / "flip_one.json")[0] == 0
+    assert run_cli("shutbox", "--rule", "standard", "--cards", 5, "--faces", 3, "--policy",
+                   "--output", root / "shutbox_4" / "standard_5_max-shut.json")[0] == 0
+    board = root.parent / "small.yaml"
+    board.write_text(LUDO_BOARD)
+    assert run_cli("ludo", "race", board, "--pieces", 2, "--policy-out",
+                   root / "ludo_small" / "race_p2_policy.npz",
+                   "--output", root / "ludo_small" / "race_p2.json")[0] == 0
+    solve_group(11, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1),
+                log=lambda m: None, capacities=tiny_capacities)
+    return root
+
+
+def snapshot(root):
+    """Every path under ``root`` with its size and modification time."""
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in Path(root).rglob("*")}
+
+
+@pytest.fixture(scope="session")
+def lab_url(lab_results):
+    """Address of the lab over ``lab_results``, served from a thread for the session."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, create_app(lab_results), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+def _find_browser():
+    """(chromium binary, chromedriver) or a reason why there is none."""
+    browser = next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None)
+    driver = shutil.which("chromedriver")
+    if browser is None or driver is None:
+        return None, ("no headless browser: install Debian's chromium and chromium-driver "
+                      "(apt-get install -y chromium chromium-driver)")
+    return (browser, driver), None
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless chromium driven by selenium, or a skip naming what is missing."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+    found, reason = _find_browser()
+    if found is None:
+        pytest.skip(reason)
+    options = webdriver.ChromeOptions()
+    options.binary_location = found[0]
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1100,900"):
+        options.add_argument(arg)
+    from selenium.webdriver.chrome.service import Service
+    driver = webdriver.Chrome(service=Service(found[1]), options=options)
+    yield driver
+    driver.quit()
+
+
+def screenshot(driver, name):
+    """Save the page as <STRONGSOLVE_SCREENSHOTS>/<name>.png when that variable is set."""
+    folder = os.environ.get("STRONGSOLVE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+
+
+def by_id(driver, element_id):
+    from selenium.webdriver.common.by import By
+    return driver.find_element(By.ID, element_id)
+
+
+def errors_shown(driver):
+    from selenium.webdriver.common.by import By
+    return [e.text for e in driver.find_elements(By.CLASS_NAME, "error")]
+
+
+def fill(driver, element_id, text):
+    field = by_id(driver, element_id)
+    field.clear()
+    field.send_keys(text)
+
+
+def select(driver, element_id, text):
+    from selenium.webdriver.support.ui import Select
+    Select(by_id(driver, element_id)).select_by_visible_text(text)
+
+
+def moves_shown(driver):
+    """{move: (reward, afterstate value, total)} and the move marked best, as shown."""
+    from selenium.webdriver.common.by import By
+    shown, best = {}, None
+    for row in by_id(driver, "moves").find_elements(By.CSS_SELECTOR, "tr[id^=move-]"):
+        name = row.get_attribute("id")[5:]
+        shown[name] = tuple(row.find_element(By.CLASS_NAME, c).text
+                            for c in ("reward", "afterstate", "total"))
+        if "best" in (row.get_attribute("class") or ""):
+            best = name
+    return shown, best
+
+
+def cli_moves(run_dir, board):
+    """The same table from `strongsolve 2048 query --json`, formatted as the CLI's text."""
+    q = cli_json("2048", "query", run_dir, board, "--json")
+    return q, {m["move"]: (f"{m['reward']:g}", f"{m['afterstate_value']:.6f}", f"{m['total']:.6f}")
+               for m in q["moves"]}
+
+
+# --- without a browser ------------------------------------------------------------------------
+
+
+def test_lab_command_prints_its_address_and_serves(lab_results):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.Popen([sys.executable, "-m", "strongsolve", "lab", str(lab_results), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("strongsolve lab: serving") and "http://127.0.0.1:" in line, \
+            line + proc.stderr.read()
+        url = line.split(" at ")[1].split()[0]
+        home = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert "2048_2x3</a> solved" in home and "9 of 1296 subgames solved" in home
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_missing_results_folder_names_the_commands(tmp_path):
+    client = create_app(tmp_path / "nothing").test_client()
+    home = html.unescape(client.get("/").get_data(as_text=True))
+    assert "snakemake --cores all --config results=" in home and "games='[g2048]'" in home
+    assert "0 of 1296 subgames solved" in home and "solve_row11: true" in home
+    for page, game in (("/2048", "g2048"), ("/shutbox", "shutbox"), ("/ludo", "ludo")):
+        text = html.unescape(client.get(page).get_data(as_text=True))
+        assert f"games='[{game}]'" in text and "Traceback" not in text
+
+
+def test_half_solved_2048_run_shows_the_command(tmp_path):
+    run = tmp_path / "results" / "2048_2x3"
+    assert run_cli("2048", "solve", run, "--rows", 2, "--cols", 3, "--max-age", 12)[0] == 0
+    home = html.unescape(create_app(tmp_path / "results").test_client().get("/").get_data(as_text=True))
+    assert "2048_2x3: not solved to the last age" in home
+    assert "strongsolve 2048 solve" in home and "--rows 2 --cols 3" in home
+
+
+def test_bad_input_is_named_and_nothing_is_written(lab_results):
+    before = snapshot(lab_results)
+    client = create_app(lab_results).test_client()
+    cases = [
+        ("/2048?run=2048_2x3&board=2 3 . / . . .", "tile '3' at row 1, column 2 is not allowed"),
+        ("/2048?run=2048_2x3&board=2 2", "this run is 2x3"),
+        ("/2048?run=2048_2x3&board=64 64 64 / 64 64 64", "is not in the solved layers"),
+        ("/2048?run=2048_9x9", "no 2048 run named '2048_9x9'"),
+        ("/truco?score0=12&score1=3&dealer=0&vira=7c", "12-3: each side has 0..11 points"),
+        ("/truco?score0=11&score1=11&dealer=1&vira=Xz", "vira: "),
+        ("/truco?score0=11&score1=11&dealer=1&vira=2d&hand=Ac 2d 4s", "holds the vira"),
+        ("/truco?score0=11&score1=11&dealer=1&vira=2d&hand=Zz 3h 4s", "Zz"),
+        ("/truco?score0=11&score1=0&dealer=1&vira=2d&hand=Ac 3h 4s", "no solved subgame"),
+        ("/truco?score0=5&score1=5&dealer=1&vira=2d&hand=Ac 3h 4s", "no player at 11"),
+        ("/shutbox?file=shutbox_4/flip_one.json&tile=9&x=1&y=1", "tile '9' is not a tile"),
+        ("/shutbox?file=shutbox_4/flip_one.json&tile=1&x=4&y=1", "roll '4' '1' is impossible"),
+        ("/shutbox?file=shutbox_4/standard_5_max-shut.json&tile=1&tile=2&total=9",
+         "roll total '9' is impossible"),
+        ("/ludo?own=0,3&opponent=0,0&roll=1", "cell 3 is not a cell a piece can rest on"),
+        ("/ludo?own=0,1&opponent=0,0&roll=5", "roll 5 is impossible"),
+        ("/ludo?own=0&opponent=0,0&roll=1", "is not 2 cell number(s)"),
+    ]
+    for url, message in cases:
+        response = client.get(url)
+        text = html.unescape(response.get_data(as_text=True))
+        assert response.status_code == 200 and 'class="error"' in text and message in text, (url, text)
+    assert snapshot(lab_results) == before

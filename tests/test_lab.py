@@ -107,7 +107,7 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = found[0]
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1100,900"):
+                "--window-size=1100,1400"):
         options.add_argument(arg)
     from selenium.webdriver.chrome.service import Service
     driver = webdriver.Chrome(service=Service(found[1]), options=options)
@@ -131,6 +131,18 @@ def by_id(driver, element_id):
 def errors_shown(driver):
     from selenium.webdriver.common.by import By
     return [e.text for e in driver.find_elements(By.CLASS_NAME, "error")]
+
+
+def submit(driver, element_id):
+    """Click a control that loads a new page and wait until the new page has replaced the old."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    by_id(driver, element_id).click()
+    # generous: a first Ludo page compiles the race kernel
+    WebDriverWait(driver, 90).until(expected_conditions.staleness_of(old))
 
 
 def fill(driver, element_id, text):
@@ -228,3 +240,160 @@ def test_bad_input_is_named_and_nothing_is_written(lab_results):
         text = html.unescape(response.get_data(as_text=True))
         assert response.status_code == 200 and 'class="error"' in text and message in text, (url, text)
     assert snapshot(lab_results) == before
+
+
+# --- in the browser ---------------------------------------------------------------------------
+
+
+def test_2048_board_by_clicks_equals_the_cli(browser, lab_url, lab_results):
+    run = lab_results / "2048_2x3"
+    browser.get(f"{lab_url}/2048")
+    by_id(browser, "cell-0-0").click()                 # 2
+    for _ in range(2):
+        by_id(browser, "cell-1-2").click()             # 2, then 4
+    assert by_id(browser, "board-text").get_attribute("value") == "2 . . / . . 4"
+    submit(browser, "query")
+    shown, best = moves_shown(browser)
+    q, want = cli_moves(run, "2 . . / . . 4")
+    assert shown == want and best == q["best"]
+    assert by_id(browser, "value").text == f"{q['value']:.6f}"
+    screenshot(browser, "2048")
+
+
+def test_2048_play_with_hints_tracks_the_optimal_score(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    run = lab_results / "2048_2x3"
+    expected = json.loads((run / "solution.json").read_text())["expected_score"]
+    browser.get(f"{lab_url}/2048/play?run=2048_2x3&seed=7")
+    points = 0.0
+    for _ in range(3):
+        board = " / ".join(" ".join(td.text or "." for td in tr.find_elements(By.TAG_NAME, "td"))
+                           for tr in by_id(browser, "board").find_elements(By.TAG_NAME, "tr"))
+        q, want = cli_moves(run, board)
+        shown, best = moves_shown(browser)
+        assert shown == want and best == q["best"]
+        assert by_id(browser, "projected").text == f"{points + q['value']:.6f}"
+        assert by_id(browser, "optimal").text == f"{expected:.6f}"
+        points += next(m["reward"] for m in q["moves"] if m["move"] == best)
+        submit(browser, f"play-{best}")
+    assert float(by_id(browser, "points").text) == points
+    submit(browser, "hints-toggle")
+    assert not browser.find_elements(By.ID, "moves")
+
+
+def test_shutbox_choices_equal_the_cli(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    doc = cli_json("shutbox", "--cards", 4, "--faces", 3, "--policy", "--json")
+    values = doc["policy"]["value_per_mask"]
+    browser.get(f"{lab_url}/shutbox?file=shutbox_4/flip_one.json")
+    for card in (1, 3):
+        by_id(browser, f"tile-{card}").click()
+    fill(browser, "x", "1")
+    fill(browser, "y", "2")
+    submit(browser, "go")
+    mask = 0b0101
+    want = {c: f"{1 + values[mask ^ (1 << (c - 1))]:.10f}" for c in (1, 2, 3)}
+    rows = browser.find_elements(By.CSS_SELECTOR, "#choices tr[id^=choice-]")
+    assert {int(r.get_attribute("id")[7:]): r.find_element(By.CLASS_NAME, "value").text
+            for r in rows} == want
+    best = [int(r.get_attribute("id")[7:]) for r in rows if "best" in (r.get_attribute("class") or "")]
+    assert best == [min(want, key=lambda c: float(want[c]))]
+    screenshot(browser, "shutbox")
+
+    std = cli_json("shutbox", "--rule", "standard", "--cards", 5, "--faces", 3, "--policy", "--json")
+    browser.get(f"{lab_url}/shutbox?file=shutbox_4/standard_5_max-shut.json")
+    fill(browser, "total", "5")
+    submit(browser, "go")
+    full = 0b11111
+    subsets = {0b10000: None, 0b01001: None, 0b00110: None}  # {5}, {1, 4}, {2, 3}
+    want = {s: f"{std['policy']['value_per_mask'][full ^ s]:.10f}" for s in subsets}
+    rows = browser.find_elements(By.CSS_SELECTOR, "#choices tr[id^=choice-]")
+    assert {int(r.get_attribute("id")[7:]): r.find_element(By.CLASS_NAME, "value").text
+            for r in rows} == want
+    best = [int(r.get_attribute("id")[7:]) for r in rows if "best" in (r.get_attribute("class") or "")]
+    assert best == [std["policy"]["shut"][str(full)]["5"]]
+
+
+def test_ludo_pieces_equal_the_cli(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    board = lab_results.parent / "small.yaml"
+    doc = cli_json("ludo", "race", board, "--pieces", 2, "--position", "0,4/5,0", "--json")
+    browser.get(f"{lab_url}/ludo")
+    fill(browser, "own", "0,4")
+    fill(browser, "opponent", "5,0")
+    for face in (1, 2):
+        fill(browser, "roll", str(face))
+        submit(browser, "go")
+        want = next(m for m in doc["positions_queried"][0]["moves"] if m["face"] == face)
+        rows = browser.find_elements(By.CSS_SELECTOR, "#choices tr[id^=piece-]")
+        assert {r.get_attribute("id")[6:] for r in rows} == {"0", "4"}
+        best = [r for r in rows if "best" in (r.get_attribute("class") or "")]
+        assert len(best) == 1 and best[0].get_attribute("id") == f"piece-{want['move_from']}"
+        assert best[0].find_element(By.CLASS_NAME, "value").text == f"{want['win_probability']:.10f}"
+        assert max(float(r.find_element(By.CLASS_NAME, "value").text) for r in rows) \
+            == pytest.approx(want["win_probability"], abs=1e-10)
+    screenshot(browser, "ludo")
+
+
+def _mix(browser):
+    from selenium.webdriver.common.by import By
+    rows = browser.find_elements(By.CSS_SELECTOR, "#mix tr[id^=action-]")
+    return [(r.find_element(By.CLASS_NAME, "label").text, r.find_element(By.CLASS_NAME, "prob").text)
+            for r in rows]
+
+
+def test_truco_atlas_vira_2_and_3_show_one_mix_with_their_own_cards(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    mixes = []
+    for vira, hand in (("2d", "2s 7h 3c"), ("3d", "3s Qh 4c")):  # one abstract hand, class 8
+        browser.get(f"{lab_url}/truco")
+        fill(browser, "score0", "11")
+        fill(browser, "score1", "11")
+        select(browser, "dealer", "1")
+        select(browser, "vira", vira)
+        fill(browser, "hand", hand)
+        submit(browser, "go")
+        assert not errors_shown(browser)
+        assert by_id(browser, "vira-class").text == "8"
+        out = cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", vira,
+                       "--hand", hand, "--results", lab_results, "--json")
+        want = [(f"lead {'/'.join(a['cards'])}", f"{a['probability']:.6f}") for a in out["actions"]]
+        assert _mix(browser) == want
+        assert by_id(browser, "value0").text == f"{out['value_player0']:.6f}"
+        mixes.append(_mix(browser))
+    assert [p for _, p in mixes[0]] == [p for _, p in mixes[1]]
+    assert [c for c, _ in mixes[0]] == ["lead 7h", "lead 2s", "lead 3c"]
+    assert [c for c, _ in mixes[1]] != [c for c, _ in mixes[0]]
+    grid = cli_json("truco", "grid", "--results", lab_results, "--json")
+    solved = browser.find_elements(By.CSS_SELECTOR, "#grid span.solved")
+    assert sorted(s.get_attribute("id") for s in solved) == sorted(
+        f"sg-{r['mano']}-{r['pe']}-{r['vira_class']}" for r in grid["subgames"])
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#grid span")) == 1296
+    screenshot(browser, "truco")
+
+
+def test_truco_dealer_flips_the_role_ordered_score(browser, lab_url):
+    for dealer, role in (("0", "8-11"), ("1", "11-8")):
+        browser.get(f"{lab_url}/truco")
+        fill(browser, "score0", "11")
+        fill(browser, "score1", "8")
+        select(browser, "dealer", dealer)
+        submit(browser, "go")
+        assert by_id(browser, "role-score").text == role
+
+
+def test_bad_input_in_the_browser(browser, lab_url):
+    browser.get(f"{lab_url}/truco")
+    fill(browser, "score0", "12")
+    submit(browser, "go")
+    assert any("12-11" in e and "0..11" in e for e in errors_shown(browser))
+    browser.get(f"{lab_url}/2048")
+    fill(browser, "board-text", "2 3 . / . . .")
+    submit(browser, "query")
+    assert any("tile '3'" in e for e in errors_shown(browser))
+    browser.get(lab_url)
+    screenshot(browser, "home")

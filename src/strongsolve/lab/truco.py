@@ -52,8 +52,10 @@ def _grid_html(solved, here):
                 tip = (f"{a}-{b} class {c}: value {r['value']:.6f}, exploitability "
                        f"{r['exploitability']:.1e}, {r['seconds']:.1f} s" if r else
                        f"{a}-{b} class {c}: unsolved")
+                # solved: green, darker where mano's match-win probability is higher
+                style = f' style="background: hsl(130, 55%, {80 - 55 * r["value"]:.0f}%)"' if r else ""
                 spans.append(f'<span id="sg-{a}-{b}-{c}" class="{"solved" if r else "unsolved"}" '
-                             f'title="{esc(tip)}"></span>')
+                             f'title="{esc(tip)}"{style}></span>')
             mark = ' class="here"' if (a, b) == here else ""
             tds.append(f'<td{mark}><div class="cell9">{"".join(spans)}</div></td>')
         rows.append(f"<tr><th>{a}</th>{''.join(tds)}</tr>")
@@ -93,7 +95,7 @@ def page():
     except ValueError as err:
         errors.append(f"vira: {err}")
     num = lambda name, v: (f'<input type="number" name="{name}" id="{name}" value="{esc(v)}" '  # noqa: E731
-                           'min="0" max="11" style="width:4em">')
+                           'style="width:4em">')  # the server, not the browser, checks 0..11
     dealer_opts = "".join(f'<option{" selected" if dealer_t == d else ""}>{d}</option>' for d in "01")
     vira_opts = "".join(f'<option{" selected" if c == vira else ""}>{c}</option>' for c in ALL_CARDS)
     body = [f'<form method="get" action="/truco"><p>Marcador: player 0 {num("score0", s0)} player 1 '
@@ -138,6 +140,6 @@ def page():
                             '<table class="values" id="mix"><tr><th>action</th><th>probability</th>'
                             "</tr>" + rows + "</table>")
     body.append('<p class="note">Grid: rows mano\'s points, columns pé\'s points; each cell holds the '
-                "nine vira classes (green: solved, grey: unsolved; hover for value, exploitability, "
+                "nine vira classes (green: solved, darker where mano's match-win probability is higher; grey: unsolved; hover for value, exploitability, "
                 "seconds). The red outline marks the chosen score.</p>" + _grid_html(solved, here))
     return render_page("Truco atlas", "\n".join(body), errors)

@@ -3,8 +3,8 @@
 It reads what ``strongsolve ludo race --output R.json --policy-out R_policy.npz`` saved (the
 workflow's ``results/ludo_<board>/race_p<k>.json`` and ``race_p<k>_policy.npz``): the board from the
 JSON, the win probability of every position and the chosen piece per position and roll from the
-npz. A choice's value follows from the rules through :func:`games.ludo.choice_values` on the race
-expansion (the moves only; nothing is solved again).
+npz. A choice's value follows from the rules through :func:`games.ludo.choice_values`, which makes
+the moves of the one position asked (nothing is solved again, no expansion is built).
 """
 
 import json
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from flask import Blueprint, current_app, request
 
-from ..games.ludo import Board, choice_values, race_expansion
+from ..games.ludo import Board, choice_values, race_encoding
 from .app import esc, render_page, workflow_command
 
 blueprint = Blueprint("ludo", __name__)
@@ -38,15 +38,15 @@ def _load(path, stamp):
     board = Board.from_mapping(doc["board"])
     with np.load(policy_path(path)) as z:
         saved = {k: z[k] for k in ("cells", "faces", "value", "move_from")}
-    race = race_expansion(board, doc["pieces"])
-    if not np.array_equal(saved["cells"], race.encoding.cells) \
-            or saved["value"].size != race.expansion.n_nodes:
+    encoding = race_encoding(board, doc["pieces"])
+    if not np.array_equal(saved["cells"], encoding.cells) \
+            or saved["value"].size != encoding.n_tuples ** 2:
         raise ValueError(f"{policy_path(path)} does not belong to the board of {path}")
-    return doc, race, saved
+    return doc, board, encoding, saved
 
 
 def load(path):
-    """(result document, race expansion, saved arrays) of a race JSON; ValueError naming the file
+    """(result document, board, race encoding, saved arrays) of a race JSON; ValueError naming the file
     and the command that rebuilds it when the JSON or its policy file is missing or unreadable."""
     path = Path(path)
     npz = policy_path(path)
@@ -95,7 +95,7 @@ def page():
         errors.append(f"no Ludo race {name!r} in {results}")
         path = files[0]
     try:
-        doc, race, saved = load(path)
+        doc, board, encoding, saved = load(path)
     except ValueError as err:
         return render_page("Ludo", errors=errors + [str(err)])
     pieces = doc["pieces"]
@@ -108,7 +108,7 @@ def page():
     body = [f'<form method="get" action="/ludo"><label>Race <select name="file" id="file">{options}'
             f'</select></label><p>{pieces} piece(s) each on a board of length {doc["board"]["length"]}; '
             f'the first player wins with probability {doc["win_probability"]:.10f} under optimal play. '
-            f'Cells a piece can rest on: {", ".join(map(str, race.encoding.cells.tolist()))}.</p>'
+            f'Cells a piece can rest on: {", ".join(map(str, encoding.cells.tolist()))}.</p>'
             f'<p>mover\'s pieces <input name="own" id="own" value="{esc(own_t)}"> opponent\'s pieces '
             f'<input name="opponent" id="opponent" value="{esc(opp_t)}"> roll <input name="roll" '
             f'id="roll" size="3" value="{esc(face_t)}"> <button type="submit" id="go">Values</button>'
@@ -120,8 +120,8 @@ def page():
             if not face_t.isdigit():
                 raise ValueError(f"roll {face_t!r} is not a die face; allowed: {faces}")
             face = int(face_t)
-            choices = choice_values(race, saved["value"], own, opp, face)
-            node = race.encoding.node(own, opp)
+            choices = choice_values(board, encoding, saved["value"], own, opp, face)
+            node = encoding.node(own, opp)
             best = int(saved["move_from"][node, faces.index(face)])
             best = None if best < 0 else best
             rows = "".join(

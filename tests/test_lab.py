@@ -179,6 +179,12 @@ def cli_moves(run_dir, board):
 # --- without a browser ------------------------------------------------------------------------
 
 
+def test_without_a_browser_the_reason_names_the_packages(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    found, reason = _find_browser()
+    assert found is None and "apt-get install -y chromium chromium-driver" in reason
+
+
 def test_lab_command_prints_its_address_and_serves(lab_results):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     proc = subprocess.Popen([sys.executable, "-m", "strongsolve", "lab", str(lab_results), "--port", "0"],
@@ -373,6 +379,12 @@ def test_truco_atlas_vira_2_and_3_show_one_mix_with_their_own_cards(browser, lab
     assert sorted(s.get_attribute("id") for s in solved) == sorted(
         f"sg-{r['mano']}-{r['pe']}-{r['vira_class']}" for r in grid["subgames"])
     assert len(browser.find_elements(By.CSS_SELECTOR, "#grid span")) == 1296
+    class8 = [r for r in grid["subgames"] if r["vira_class"] == 8]
+    assert class8  # the heat map of the chosen class shows its solved values
+    for r in class8:
+        assert by_id(browser, f"v-{r['mano']}-{r['pe']}").text == f"{r['value']:.4f}"
+    assert by_id(browser, "v-11-11").text == f"{out['value_player0']:.4f}"  # dealer 1: mano is 0
+    assert by_id(browser, "v-0-0").text == ""
     screenshot(browser, "truco")
 
 

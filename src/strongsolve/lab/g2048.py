@@ -158,7 +158,8 @@ def query_page():
     shown = board_id if board_id is not None else 0
     unit = "expected future points" if sol.objective == "score" else f"P(make {sol.target_tile})"
     body = [f'<form method="get" action="/2048" id="query-form">{_run_picker(runs, chosen.name)} '
-            f'<input name="board" id="board-text" size="40" value="{esc(text or format_board(0, sol.rows, sol.cols))}"> '
+            f'<input name="board" id="board-text" size="40" '
+            f'value="{esc(text or format_board(0, sol.rows, sol.cols))}"> '
             '<button id="query" type="submit">Values</button></form>',
             '<p class="note">Click a cell for the next tile, shift-click for the previous one. '
             f'<a href="/2048/play?run={esc(chosen.name)}" id="play-link">Play a game</a></p>',
@@ -205,7 +206,8 @@ def play_page():
                 raise ValueError(f"move {chosen_move!r} is unknown; allowed: {', '.join(DIRECTIONS)}")
             after, reward, legal = move(board, DIRECTIONS.index(chosen_move), sol.rows, sol.cols)
             if not legal:
-                raise ValueError(f"move {chosen_move} changes nothing on {format_board(board, sol.rows, sol.cols)}")
+                raise ValueError(f"move {chosen_move} changes nothing on "
+                                 f"{format_board(board, sol.rows, sol.cols)}")
             if not sol.target_tile:
                 points += reward
             step += 1

@@ -63,6 +63,23 @@ def _grid_html(solved, here):
             + "".join(rows) + "</table>")
 
 
+def _values_html(solved, vclass):
+    """Mano's match-win probability of the solved subgames of one vira class over the 144 scores
+    (a heat map: darker green is higher; unsolved scores blank)."""
+    head = "".join(f"<th>{b}</th>" for b in range(N_SCORES))
+    rows = []
+    for a in range(N_SCORES):
+        tds = []
+        for b in range(N_SCORES):
+            r = solved.get((a, b, vclass))
+            tds.append(f'<td id="v-{a}-{b}" style="background: hsl(130, 55%, {85 - 50 * r["value"]:.0f}%)">'
+                       f'{r["value"]:.4f}</td>' if r else f'<td id="v-{a}-{b}"></td>')
+        rows.append(f"<tr><th>{a}</th>{''.join(tds)}</tr>")
+    return (f"<p>Mano's match-win probability, vira class {vclass} (rows mano's points, columns "
+            'pé\'s):</p><table class="values" id="values"><tr><th></th>' + head + "</tr>"
+            + "".join(rows) + "</table>")
+
+
 def _int_arg(name, default, errors, what):
     text = request.args.get(name, str(default))
     try:
@@ -139,7 +156,10 @@ def page():
                 body.append(f'<p>player {out["player"]} holds {" ".join(out["hand"])}: {what}</p>'
                             '<table class="values" id="mix"><tr><th>action</th><th>probability</th>'
                             "</tr>" + rows + "</table>")
+    if vclass is not None:
+        body.append(_values_html(solved, vclass))
     body.append('<p class="note">Grid: rows mano\'s points, columns pé\'s points; each cell holds the '
-                "nine vira classes (green: solved, darker where mano's match-win probability is higher; grey: unsolved; hover for value, exploitability, "
+                "nine vira classes (green: solved, darker where mano's match-win probability is higher; "
+                "grey: unsolved; hover for value, exploitability, "
                 "seconds). The red outline marks the chosen score.</p>" + _grid_html(solved, here))
     return render_page("Truco atlas", "\n".join(body), errors)

@@ -107,7 +107,7 @@ def browser():
     options = webdriver.ChromeOptions()
     options.binary_location = found[0]
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1100,1400"):
+                "--window-size=1100,1800"):
         options.add_argument(arg)
     from selenium.webdriver.chrome.service import Service
     driver = webdriver.Chrome(service=Service(found[1]), options=options)
@@ -120,7 +120,12 @@ def screenshot(driver, name):
     folder = os.environ.get("STRONGSOLVE_SCREENSHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
+        size = driver.get_window_size()
+        driver.set_window_size(size["width"], 300)  # shrink first: the page's own height shows
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(size["width"], height + 220)  # the whole page, no blank below it
         driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+        driver.set_window_size(size["width"], size["height"])
 
 
 def by_id(driver, element_id):

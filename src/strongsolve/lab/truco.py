@@ -156,10 +156,12 @@ def page():
                 body.append(f'<p>player {out["player"]} holds {" ".join(out["hand"])}: {what}</p>'
                             '<table class="values" id="mix"><tr><th>action</th><th>probability</th>'
                             "</tr>" + rows + "</table>")
+    body.append('<div style="display: flex; gap: 2em; align-items: flex-start"><div>')
     if vclass is not None:
         body.append(_values_html(solved, vclass))
-    body.append('<p class="note">Grid: rows mano\'s points, columns pé\'s points; each cell holds the '
+    body.append('</div><div style="max-width: 30em"><p class="note">Grid: rows mano\'s points, columns pé\'s points; each cell holds the '
                 "nine vira classes (green: solved, darker where mano's match-win probability is higher; "
                 "grey: unsolved; hover for value, exploitability, "
-                "seconds). The red outline marks the chosen score.</p>" + _grid_html(solved, here))
+                "seconds). The red outline marks the chosen score.</p>" + _grid_html(solved, here)
+                + "</div></div>")
     return render_page("Truco atlas", "\n".join(body), errors)

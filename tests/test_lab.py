@@ -201,6 +201,11 @@ def test_lab_command_prints_its_address_and_serves(lab_results):
         url = line.split(" at ")[1].split()[0]
         home = urllib.request.urlopen(url, timeout=30).read().decode()
         assert "2048_2x3</a> solved" in home and "9 of 1296 subgames solved" in home
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):  # the port is taken
+            assert cli.main(["lab", str(lab_results), "--port", port]) == 2
+        assert f"cannot serve at 127.0.0.1:{port}" in err.getvalue() and "--port 0" in err.getvalue()
     finally:
         proc.terminate()
         proc.wait(timeout=30)

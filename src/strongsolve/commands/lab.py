@@ -17,7 +17,12 @@ def run(args):
 
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port {args.port} is not a port; allowed 0..65535")
-    server = make_server(args.host, args.port, create_app(args.results), threaded=True)
+    try:
+        server = make_server(args.host, args.port, create_app(args.results), threaded=True)
+    except (OSError, SystemExit) as err:  # werkzeug prints and exits when the port is taken
+        reason = getattr(err, "strerror", None) or "address in use or not allowed"
+        raise ValueError(f"cannot serve at {args.host}:{args.port} ({reason}); give another "
+                         f"port, e.g. `strongsolve lab {args.results} --port 0` (any free one)") from None
     print(f"strongsolve lab: serving {args.results} at http://{args.host}:{server.server_port}/ "
           "(Ctrl-C stops it)", flush=True)
     try:

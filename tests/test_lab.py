@@ -255,6 +255,12 @@ def test_bad_input_is_named_and_nothing_is_written(lab_results):
         response = client.get(url)
         text = html.unescape(response.get_data(as_text=True))
         assert response.status_code == 200 and 'class="error"' in text and message in text, (url, text)
+    for url in ("/", "/2048?run=2048_2x3&board=2 . . / . . 4",
+                "/2048/play?run=2048_2x3&seed=3&board=2 . . / . . 4&move=up",
+                "/shutbox?tile=1&x=1&y=2", "/ludo?own=0,4&opponent=5,0&roll=2",
+                "/truco?score0=11&score1=11&dealer=1&vira=2d&hand=2s 7h 3c"):
+        text = client.get(url).get_data(as_text=True)
+        assert 'class="error"' not in text, (url, text)
     assert snapshot(lab_results) == before
 
 

@@ -154,6 +154,36 @@ def test_race_values_match_the_reference_everywhere(data, pieces):
             assert move["move_from"] in [c for c, *_ in options]
 
 
+@pytest.mark.parametrize("data,pieces", [RACES[0], RACES[2], RACES[4]])
+def test_choice_values_of_every_position_match_the_reference(data, pieces):
+    # each choice's value from saved values alone (the lab's query), against naive.py's moves and
+    # values: a win is worth 1, a bonus roll keeps the mover, else 1 - the opponent's value
+    board = ludo.Board.from_mapping(data)
+    sol = ludo.solve_race(board, pieces, tol=1e-13)
+    ref = naive.race_values(naive_board(data), pieces)
+    again = data.get("roll_again_on")
+    enc = sol.race.encoding
+    faces = [d for d, p in enumerate(board.die, 1) if p > 0]
+    for x in np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0):
+        own, opp = enc.position(x)
+        best = {m["face"]: m for m in ludo.best_moves(sol, own, opp)}
+        for face in faces:
+            got = ludo.choice_values(board, enc, sol.value, own, opp, face)
+            options = naive.race_moves(naive_board(data), own, opp, face)
+            if not options:
+                want = [(None, ref[own, opp] if face == again else 1 - ref[opp, own])]
+            else:
+                want = [(c, 1.0 if won else ref[o, p] if face == again else 1 - ref[p, o])
+                        for c, o, p, won in options]
+            assert [m["move_from"] for m in got] == [c for c, _ in want], (own, opp, face)
+            for m, (_, v) in zip(got, want):
+                assert m["win_probability"] == pytest.approx(v, abs=1e-9), (own, opp, face)
+            assert max(m["win_probability"] for m in got) == \
+                pytest.approx(best[face]["win_probability"], abs=1e-12)
+    with pytest.raises(ValueError, match="roll 9 is impossible"):
+        ludo.choice_values(board, enc, sol.value, (0,) * pieces, (0,) * pieces, 9)
+
+
 def optimal_player(sol):
     cache = {}
 

@@ -9,7 +9,7 @@ import importlib
 import sys
 
 # module name under strongsolve.commands, in the order shown by --help
-COMMAND_MODULES = ["g2048", "inspect", "shutbox", "ludo", "truco"]
+COMMAND_MODULES = ["g2048", "inspect", "shutbox", "ludo", "truco", "lab"]
 
 
 class UserError(Exception):

@@ -383,6 +383,29 @@ def _rank(t, r, rank):
 
 
 @njit
+def _piece_move(mine, theirs, j, t, capture_ok, goal, bonus, r, rank, m, own, opp):
+    """Move piece ``j`` of the mover (sorted rest-cell indices ``mine``) to rest cell ``t``:
+    (reward, sign, next node) of the negamax candidate; ``own``, ``opp`` are scratch arrays."""
+    p = mine.shape[0]
+    for i in range(p):
+        own[i] = mine[i]
+        opp[i] = theirs[i]
+    own[j] = t
+    if capture_ok[t]:
+        for i in range(p):
+            if opp[i] == t:
+                opp[i] = 0
+    own.sort()
+    opp.sort()
+    won = True
+    for i in range(p):
+        won = won and own[i] == goal
+    if bonus and not won:  # the mover rolls again: same side to move, no sign change
+        return 0.0, 1.0, _rank(own, r, rank) * m + _rank(opp, r, rank)
+    return 1.0, -1.0, _rank(opp, r, rank) * m + _rank(own, r, rank)
+
+
+@njit
 def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
     m, p = tuples.shape
     n_nodes = m * m
@@ -421,28 +444,8 @@ def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
                     c = mine[j]
                     if (j > 0 and c == mine[j - 1]) or move[c, d] < 0:
                         continue
-                    t = move[c, d]
-                    for i in range(p):
-                        own[i] = mine[i]
-                        opp[i] = theirs[i]
-                    own[j] = t
-                    if capture_ok[t]:
-                        for i in range(p):
-                            if opp[i] == t:
-                                opp[i] = 0
-                    own.sort()
-                    opp.sort()
-                    won = True
-                    for i in range(p):
-                        won = won and own[i] == goal
-                    if bonus and not won:
-                        reward[a] = 0.0
-                        sign[a] = 1.0
-                        nxt[a] = _rank(own, r, rank) * m + _rank(opp, r, rank)
-                    else:
-                        reward[a] = 1.0
-                        sign[a] = -1.0
-                        nxt[a] = _rank(opp, r, rank) * m + _rank(own, r, rank)
+                    reward[a], sign[a], nxt[a] = _piece_move(mine, theirs, j, move[c, d], capture_ok,
+                                                             goal, bonus, r, rank, m, own, opp)
                     piece[a] = c
                     a += 1
                 if a == start:  # no piece can move: the turn passes (or the bonus roll comes)
@@ -476,10 +479,19 @@ def race_expansion(board, pieces):
     the trailing piece and the last position the leading one.
     """
     enc = race_encoding(board, pieces)
+    move, capture_ok, goal, again = _move_tables(board, enc)
+    node_ptr, out_prob, out_ptr, reward, nxt, sign, piece = _race(
+        enc.tuples, enc.rank, len(enc.cells), move, np.array([float(p) for p in board.die]),
+        capture_ok, goal, again)
+    return Race(board, enc, Expansion(node_ptr, out_prob, out_ptr, reward, nxt, sign), piece)
+
+
+def _move_tables(board, enc):
+    """The rules over rest-cell indices: ``move`` int64[R, faces] (target index, -1 if the piece
+    cannot move), ``capture_ok`` bool[R], the goal's index and the roll-again face (0: none)."""
     cells = enc.cells
     index = {c: i for i, c in enumerate(cells.tolist())}
-    r = len(cells)
-    move = np.full((r, board.faces), -1, np.int64)
+    move = np.full((len(cells), board.faces), -1, np.int64)
     for i, c in enumerate(cells.tolist()):
         for d in range(board.faces):
             t = board.move(c, d + 1)
@@ -488,10 +500,7 @@ def race_expansion(board, pieces):
     capture_ok = np.array([c not in board.safe and c not in (0, board.length)
                            for c in cells.tolist()])
     again = 0 if board.roll_again_on is None else board.roll_again_on
-    node_ptr, out_prob, out_ptr, reward, nxt, sign, piece = _race(
-        enc.tuples, enc.rank, r, move, np.array([float(p) for p in board.die]), capture_ok,
-        index[board.length], again)
-    return Race(board, enc, Expansion(node_ptr, out_prob, out_ptr, reward, nxt, sign), piece)
+    return move, capture_ok, index[board.length], again
 
 
 class RaceSolution(NamedTuple):
@@ -607,4 +616,63 @@ def best_moves(solution, own, opponent):
         cell = race.piece[a]
         out.append({"face": face, "move_from": None if cell < 0 else int(race.encoding.cells[cell]),
                     "win_probability": float(q)})
+    return out
+
+
+
+def choice_values(board, encoding, value, own, opponent, face):
+    """Every choice of the player to move after a roll, valued with saved win probabilities.
+
+    Only the moves of this one position are made (the race kernel's own move rule,
+    ``_piece_move``), so answering needs neither the whole expansion nor a solve.
+
+    Parameters
+    ----------
+    board : Board
+    encoding : RaceEncoding
+        Of the race the values belong to (:func:`race_encoding`).
+    value : float64[M*M]
+        Win probability of the player to move per node, as :class:`RaceSolution` ``value`` or the
+        ``value`` array of a ``--policy-out`` file.
+    own, opponent : sequence of int
+        Cells of the mover's and the opponent's pieces.
+    face : int
+        The roll, a face of positive probability.
+
+    Returns
+    -------
+    list of dict
+        One per movable piece in increasing cell order (pieces on one cell count once; one pass
+        when none can move): ``move_from`` (cell, None for a pass) and ``win_probability`` of the
+        mover after it, in the candidate order of :func:`race_expansion`.
+
+    Raises
+    ------
+    ValueError
+        A cell no piece can rest on, a wrong piece count, a face the die cannot show, or an ended
+        game (a side with every piece at the goal).
+    """
+    faces = [d for d, p in enumerate(board.die, 1) if p > 0]
+    if face not in faces:
+        raise ValueError(f"roll {face} is impossible with this die; allowed: {faces}")
+    x = encoding.node(own, opponent)
+    move, capture_ok, goal, again = _move_tables(board, encoding)
+    m = encoding.n_tuples
+    mine, theirs = encoding.tuples[x // m], encoding.tuples[x % m]
+    if (mine == goal).all() or (theirs == goal).all():
+        raise ValueError(f"position {list(own)}/{list(opponent)} is an ended game: a side has every "
+                         f"piece at the goal {board.length}")
+    bonus = again == face
+    scratch = np.empty((2, len(mine)), np.int64)
+    out = []
+    for j, c in enumerate(mine.tolist()):
+        if (j > 0 and c == mine[j - 1]) or move[c, face - 1] < 0:
+            continue
+        reward, sign, nxt = _piece_move(mine, theirs, j, move[c, face - 1], capture_ok, goal, bonus,
+                                        len(encoding.cells), encoding.rank, m, scratch[0], scratch[1])
+        out.append({"move_from": int(encoding.cells[c]),
+                    "win_probability": float(reward + sign * value[nxt])})
+    if not out:  # no piece can move: the turn passes (or the bonus roll comes)
+        q = value[x] if bonus else 1.0 - value[(x % m) * m + x // m]
+        out.append({"move_from": None, "win_probability": float(q)})
     return out

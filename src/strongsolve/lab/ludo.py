@@ -1,0 +1,138 @@
+"""Ludo page: a race position and a roll -> each piece's win probability and the best piece.
+
+It reads what ``strongsolve ludo race --output R.json --policy-out R_policy.npz`` saved (the
+workflow's ``results/ludo_<board>/race_p<k>.json`` and ``race_p<k>_policy.npz``): the board from the
+JSON, the win probability of every position and the chosen piece per position and roll from the
+npz. A choice's value follows from the rules through :func:`games.ludo.choice_values`, which makes
+the moves of the one position asked (nothing is solved again, no expansion is built).
+"""
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from flask import Blueprint, current_app, request
+
+from ..games.ludo import Board, choice_values, race_encoding
+from .app import esc, render_page, workflow_command
+
+blueprint = Blueprint("ludo", __name__)
+
+
+def race_files(results):
+    """Ludo race result JSONs under ``results`` (sorted list of Path)."""
+    results = Path(results)
+    return sorted(results.glob("ludo_*/race_p*.json")) if results.is_dir() else []
+
+
+def policy_path(path):
+    """The policy file saved beside a race JSON (``race_p2.json`` -> ``race_p2_policy.npz``)."""
+    path = Path(path)
+    return path.with_name(path.stem + "_policy.npz")
+
+
+@lru_cache(maxsize=4)
+def _load(path, stamp):
+    doc = json.loads(Path(path).read_text())
+    board = Board.from_mapping(doc["board"])
+    with np.load(policy_path(path)) as z:
+        saved = {k: z[k] for k in ("cells", "faces", "value", "move_from")}
+    encoding = race_encoding(board, doc["pieces"])
+    if not np.array_equal(saved["cells"], encoding.cells) \
+            or saved["value"].size != encoding.n_tuples ** 2:
+        raise ValueError(f"{policy_path(path)} does not belong to the board of {path}")
+    return doc, board, encoding, saved
+
+
+def load(path):
+    """(result document, board, race encoding, saved arrays) of a race JSON; ValueError naming the file
+    and the command that rebuilds it when the JSON or its policy file is missing or unreadable."""
+    path = Path(path)
+    npz = policy_path(path)
+    if not npz.is_file():
+        raise ValueError(f"{path} has no saved policy {npz.name}; rebuild both with `strongsolve ludo "
+                         f"race BOARD.yaml --pieces N --policy-out {npz} --output {path}` (or the "
+                         "workflow)")
+    try:
+        return _load(str(path), (path.stat().st_mtime_ns, npz.stat().st_mtime_ns))
+    except (OSError, KeyError, ValueError) as err:
+        raise ValueError(f"{path}: cannot be read ({err})") from None
+
+
+def status_html(results):
+    files = race_files(results)
+    out = ["<h2>Ludo</h2><ul>"]
+    for p in files:
+        ok = policy_path(p).is_file()
+        out.append(f'<li><a href="/ludo?file={esc(p.parent.name)}/{esc(p.name)}">{esc(p.parent.name)}/'
+                   f'{esc(p.name)}</a> solved</li>' if ok else
+                   f"<li>{esc(p)}: no saved policy {esc(policy_path(p).name)}</li>")
+    if not files:
+        out.append("<li>no Ludo race in this folder; solve it with "
+                   f"<code>{esc(workflow_command(results, ['ludo']))}</code></li>")
+    return "\n".join(out) + "</ul>"
+
+
+def _cells(text, what, pieces):
+    parts = [t for t in text.replace(" ", "").split(",") if t]
+    if len(parts) != pieces or not all(t.isdigit() for t in parts):
+        raise ValueError(f"{what} {text!r} is not {pieces} cell number(s) separated by commas")
+    return [int(t) for t in parts]
+
+
+@blueprint.route("/ludo")
+def page():
+    results = current_app.config["RESULTS"]
+    files = race_files(results)
+    if not files:
+        return render_page("Ludo", errors=[
+            f"no Ludo race in {results}; solve it with `{workflow_command(results, ['ludo'])}`"])
+    errors = []
+    name = request.args.get("file", f"{files[0].parent.name}/{files[0].name}")
+    path = next((p for p in files if f"{p.parent.name}/{p.name}" == name), None)
+    if path is None:
+        errors.append(f"no Ludo race {name!r} in {results}")
+        path = files[0]
+    try:
+        doc, board, encoding, saved = load(path)
+    except ValueError as err:
+        return render_page("Ludo", errors=errors + [str(err)])
+    pieces = doc["pieces"]
+    zero = ",".join(["0"] * pieces)
+    own_t, opp_t = request.args.get("own", zero), request.args.get("opponent", zero)
+    face_t = request.args.get("roll", "1")
+    faces = saved["faces"].tolist()
+    options = "".join(f'<option{" selected" if p == path else ""}>{esc(p.parent.name)}/{esc(p.name)}'
+                      "</option>" for p in files)
+    body = [f'<form method="get" action="/ludo"><label>Race <select name="file" id="file">{options}'
+            f'</select></label><p>{pieces} piece(s) each on a board of length {doc["board"]["length"]}; '
+            f'the first player wins with probability {doc["win_probability"]:.10f} under optimal play. '
+            f'Cells a piece can rest on: {", ".join(map(str, encoding.cells.tolist()))}.</p>'
+            f'<p>mover\'s pieces <input name="own" id="own" value="{esc(own_t)}"> opponent\'s pieces '
+            f'<input name="opponent" id="opponent" value="{esc(opp_t)}"> roll <input name="roll" '
+            f'id="roll" size="3" value="{esc(face_t)}"> <button type="submit" id="go">Values</button>'
+            "</p></form>"]
+    if "own" in request.args:
+        try:
+            own = _cells(own_t, "mover's pieces", pieces)
+            opp = _cells(opp_t, "opponent's pieces", pieces)
+            if not face_t.isdigit():
+                raise ValueError(f"roll {face_t!r} is not a die face; allowed: {faces}")
+            face = int(face_t)
+            choices = choice_values(board, encoding, saved["value"], own, opp, face)
+            node = encoding.node(own, opp)
+            best = int(saved["move_from"][node, faces.index(face)])
+            best = None if best < 0 else best
+            rows = "".join(
+                f'<tr id="piece-{c["move_from"] if c["move_from"] is not None else "pass"}"'
+                f'{" class=best" if c["move_from"] == best else ""}><td>'
+                f'{"move the piece on " + str(c["move_from"]) if c["move_from"] is not None else "pass"}'
+                f'{" ← best" if c["move_from"] == best else ""}</td>'
+                f'<td class="value">{c["win_probability"]:.10f}</td></tr>' for c in choices)
+            body.append(f'<p>position value (mover to play, before the roll): <span id="value">'
+                        f'{saved["value"][node]:.10f}</span></p><table class="values" id="choices">'
+                        "<tr><th>choice</th><th>mover's win probability</th></tr>" + rows + "</table>")
+        except ValueError as err:
+            errors.append(str(err))
+    return render_page("Ludo", "\n".join(body), errors)

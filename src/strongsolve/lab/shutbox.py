@@ -1,0 +1,184 @@
+"""Shut the Box page: a position and a roll -> each legal choice's value and the best.
+
+It reads the JSON files of ``strongsolve shutbox --policy --output`` (the workflow's
+``results/shutbox_<n>/``): the optimal value of every position (``value_per_mask``) and the chosen
+move per position and roll. A choice's value follows from the rules (:mod:`games.shutbox`): in the
+flip-one game, flipping card c after a roll costs that roll plus the expected rolls from the new
+position; in the standard game, shutting tiles s leaves the value of the open tiles without s.
+"""
+
+import json
+from pathlib import Path
+
+from flask import Blueprint, current_app, request
+
+from ..games.shutbox import ONE_DIE_SUM, flip_cards, roll_totals
+from .app import esc, render_page, workflow_command
+
+blueprint = Blueprint("shutbox", __name__)
+
+
+def result_files(results):
+    """Shut the Box result JSONs under ``results`` (sorted list of Path)."""
+    results = Path(results)
+    return sorted(results.glob("shutbox_*/*.json")) if results.is_dir() else []
+
+
+def load(path):
+    """The result document of ``path``; ValueError naming the file when it cannot answer queries."""
+    try:
+        doc = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as err:
+        raise ValueError(f"{path}: cannot be read ({err})") from None
+    if doc.get("game") != "shutbox":
+        raise ValueError(f"{path}: not a Shut the Box result")
+    if "policy" not in doc:
+        raise ValueError(f"{path}: saved without its policy table; solve it again with --policy, e.g. "
+                         f"`strongsolve shutbox --rule {doc['rule']} --cards {doc['cards']} --faces "
+                         f"{doc['faces']} --policy --output {path}`")
+    return doc
+
+
+def status_html(results):
+    files = result_files(results)
+    out = ["<h2>Shut the Box</h2><ul>"]
+    for p in files:
+        try:
+            doc = load(p)
+            out.append(f'<li><a href="/shutbox?file={esc(p.parent.name)}/{esc(p.name)}">'
+                       f'{esc(p.parent.name)}/{esc(p.name)}</a> solved: {doc["rule"]}, '
+                       f'{doc["cards"]} cards, value {doc["value"]} {doc["unit"]}</li>')
+        except ValueError as err:
+            out.append(f"<li>{esc(err)}</li>")
+    if not files:
+        out.append("<li>no Shut the Box result in this folder; solve it with "
+                   f"<code>{esc(workflow_command(results, ['shutbox']))}</code></li>")
+    return "\n".join(out) + "</ul>"
+
+
+def _value(x):
+    return float("inf") if x is None else float(x)  # strict JSON writes an infinite value as null
+
+
+def flip_one_choices(doc, mask, x, y):
+    """Each card the roll (x, y) lets flip from the set cards ``mask``: ``(card, new mask, expected
+    rolls)`` (card 0: the roll passes), and the card the saved policy flips."""
+    n = doc["cards"]
+    policy = doc["policy"]
+    values = policy["value_per_mask"]
+    rolls = [tuple(r) for r in policy["rolls"]]
+    r = rolls.index((min(x, y), max(x, y)))
+    choices = [(c, mask ^ (1 << (c - 1)), 1.0 + _value(values[mask ^ (1 << (c - 1))]))
+               for c in flip_cards(x, y, n)] or [(0, mask, 1.0 + _value(values[mask]))]
+    return choices, policy["flip"][mask][r]
+
+
+def standard_choices(doc, mask, total):
+    """Each set of open tiles summing to ``total``: ``(shut mask, open mask after, value)``; the
+    game-end choice (shut mask 0) when none; and the shut mask the saved policy picks."""
+    values = doc["policy"]["value_per_mask"]
+    choices = []
+    s = mask
+    while s > 0:
+        if sum(t + 1 for t in range(doc["cards"]) if s >> t & 1) == total:
+            choices.append((s, mask ^ s, _value(values[mask ^ s])))
+        s = (s - 1) & mask
+    if not choices:
+        open_sum = sum(t + 1 for t in range(doc["cards"]) if mask >> t & 1)
+        choices.append((0, mask, 0.0 if doc["objective"] == "max-shut" else float(open_sum)))
+    return choices, doc["policy"]["shut"][str(mask)][str(total)]
+
+
+def _tiles(mask, n):
+    return [t + 1 for t in range(n) if mask >> t & 1]
+
+
+def _fmt(v):
+    return f"{v:.10f}"
+
+
+@blueprint.route("/shutbox")
+def page():
+    results = current_app.config["RESULTS"]
+    files = result_files(results)
+    errors = []
+    if not files:
+        return render_page("Shut the Box", errors=[
+            f"no Shut the Box result in {results}; solve it with `{workflow_command(results, ['shutbox'])}`"])
+    name = request.args.get("file", f"{files[0].parent.name}/{files[0].name}")
+    path = next((p for p in files if f"{p.parent.name}/{p.name}" == name), None)
+    if path is None:
+        errors.append(f"no Shut the Box result {name!r} in {results}")
+        path = files[0]
+    try:
+        doc = load(path)
+    except ValueError as err:
+        return render_page("Shut the Box", errors=errors + [str(err)])
+    n, faces, flip = doc["cards"], doc["faces"], doc["rule"] == "flip-one"
+    picked = request.args.getlist("tile")
+    mask = 0 if flip else (1 << n) - 1
+    if "tile" in request.args or "x" in request.args or "total" in request.args:
+        mask = 0
+        for t in picked:
+            if not (t.isdigit() and 1 <= int(t) <= n):
+                errors.append(f"tile {t!r} is not a tile of this game; allowed: 1..{n}")
+                continue
+            mask |= 1 << (int(t) - 1)
+    what = "set cards" if flip else "open tiles"
+    options = "".join(f'<option{" selected" if p == path else ""}>{esc(p.parent.name)}/{esc(p.name)}</option>'
+                      for p in files)
+    boxes = "".join(f'<label><input type="checkbox" name="tile" value="{t}" id="tile-{t}"'
+                    f'{" checked" if mask >> (t - 1) & 1 else ""}>{t}</label> ' for t in range(1, n + 1))
+    form = [f'<form method="get" action="/shutbox"><label>Result <select name="file" id="file">{options}'
+            f'</select></label> <p>{doc["rule"]}, {doc["objective"]}, {n} cards, {faces}-faced dice; '
+            f'value from the start {doc["value"]} {doc["unit"]}</p><p>{what}: {boxes}</p>']
+    body, table = [], ""
+    if flip:
+        x, y = request.args.get("x", "1"), request.args.get("y", "1")
+        form.append(f'<p>roll <input name="x" id="x" size="3" value="{esc(x)}"> '
+                    f'<input name="y" id="y" size="3" value="{esc(y)}"></p>')
+        if "x" in request.args and not errors:
+            try:
+                xi, yi = int(x), int(y)
+                if not (1 <= xi <= faces and 1 <= yi <= faces):
+                    raise ValueError
+            except ValueError:
+                errors.append(f"roll {x!r} {y!r} is impossible; each die shows 1..{faces}")
+            else:
+                if mask == (1 << n) - 1:
+                    errors.append("every card is set: the game is over, there is no roll")
+                else:
+                    choices, best = flip_one_choices(doc, mask, xi, yi)
+                    rows = "".join(
+                        f'<tr id="choice-{c}"{" class=best" if c == best else ""}><td>'
+                        f'{"flip " + str(c) if c else "pass"}{" ← best" if c == best else ""}</td>'
+                        f'<td>{" ".join(map(str, _tiles(after, n))) or "none"}</td>'
+                        f'<td class="value">{_fmt(v)}</td></tr>' for c, after, v in choices)
+                    table = ('<table class="values" id="choices"><tr><th>choice</th><th>set cards after'
+                             '</th><th>expected rolls (this one included)</th></tr>' + rows + "</table>")
+    else:
+        total = request.args.get("total", "")
+        form.append(f'<p>roll total <input name="total" id="total" size="3" value="{esc(total)}"></p>')
+        if total and not errors:
+            open_sum = sum(_tiles(mask, n))
+            one = doc["one_die"] and open_sum <= ONE_DIE_SUM
+            allowed = roll_totals(faces, 1 if one else 2)[0].tolist()
+            if mask == 0:
+                errors.append("every tile is shut: the game is over")
+            elif not (total.isdigit() and int(total) in allowed):
+                errors.append(f"roll total {total!r} is impossible here; allowed: "
+                              f"{allowed[0]}..{allowed[-1]} ({'one die' if one else 'two dice'})")
+            else:
+                choices, best = standard_choices(doc, mask, int(total))
+                rows = "".join(
+                    f'<tr id="choice-{s}"{" class=best" if s == best else ""}><td>'
+                    f'{"shut " + " ".join(map(str, _tiles(s, n))) if s else "game over"}'
+                    f'{" ← best" if s == best else ""}</td>'
+                    f'<td>{" ".join(map(str, _tiles(after, n))) or "none"}</td>'
+                    f'<td class="value">{_fmt(v)}</td></tr>' for s, after, v in choices)
+                table = (f'<table class="values" id="choices"><tr><th>choice</th><th>open tiles after'
+                         f'</th><th>{doc["unit"]}</th></tr>' + rows + "</table>")
+    form.append('<button type="submit" id="go">Values</button></form>')
+    body = form + [table]
+    return render_page("Shut the Box", "\n".join(body), errors)
+

@@ -1,0 +1,427 @@
+"""The lab (issue 17) in a real headless browser: every page, its controls, and its numbers against
+the CLI's answer to the same query, on small results made by the CLI in a session fixture.
+
+The browser is Debian's chromium driven by selenium through chromium-driver; where either is missing
+the browser tests skip and say why. Set STRONGSOLVE_SCREENSHOTS=docs/lab to save a screenshot of each
+page there.
+"""
+
+import contextlib
+import html
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from strongsolve import cli
+from strongsolve.games.truco.solve import solve_group
+from strongsolve.lab.app import create_app
+
+from test_truco_row11 import tiny_capacities
+
+LUDO_BOARD = """length: 12
+jumps: {3: 7, 9: 2}
+chain_jumps: false
+overshoot: stay
+die: 3
+safe: [5]
+roll_again_on: null
+"""
+
+
+def run_cli(*argv):
+    """(exit code, stdout) of the strongsolve CLI run in this process."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = cli.main([str(a) for a in argv])
+    return code, out.getvalue()
+
+
+def cli_json(*argv):
+    code, out = run_cli(*argv)
+    assert code == 0, out
+    return json.loads(out)
+
+
+@pytest.fixture(scope="session")
+def lab_results(tmp_path_factory):
+    """A results folder with a 2x3 2048 run, two Shut the Box results, a Ludo race and the 11-11
+    Truco subgames on a tiny deck per vira class, each made by its CLI (Truco by its stage driver)."""
+    root = tmp_path_factory.mktemp("lab") / "results"
+    assert run_cli("2048", "solve", root / "2048_2x3", "--rows", 2, "--cols", 3)[0] == 0
+    assert run_cli("shutbox", "--cards", 4, "--faces", 3, "--policy",
+                   "--output", root / "shutbox_4" / "flip_one.json")[0] == 0
+    assert run_cli("shutbox", "--rule", "standard", "--cards", 5, "--faces", 3, "--policy",
+                   "--output", root / "shutbox_4" / "standard_5_max-shut.json")[0] == 0
+    board = root.parent / "small.yaml"
+    board.write_text(LUDO_BOARD)
+    assert run_cli("ludo", "race", board, "--pieces", 2, "--policy-out",
+                   root / "ludo_small" / "race_p2_policy.npz",
+                   "--output", root / "ludo_small" / "race_p2.json")[0] == 0
+    solve_group(11, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1),
+                log=lambda m: None, capacities=tiny_capacities)
+    return root
+
+
+def snapshot(root):
+    """Every path under ``root`` with its size and modification time."""
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in Path(root).rglob("*")}
+
+
+@pytest.fixture(scope="session")
+def lab_url(lab_results):
+    """Address of the lab over ``lab_results``, served from a thread for the session."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, create_app(lab_results), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+
+
+def _find_browser():
+    """(chromium binary, chromedriver) or a reason why there is none."""
+    browser = next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None)
+    driver = shutil.which("chromedriver")
+    if browser is None or driver is None:
+        return None, ("no headless browser: install Debian's chromium and chromium-driver "
+                      "(apt-get install -y chromium chromium-driver)")
+    return (browser, driver), None
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A headless chromium driven by selenium, or a skip naming what is missing."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
+    found, reason = _find_browser()
+    if found is None:
+        pytest.skip(reason)
+    options = webdriver.ChromeOptions()
+    options.binary_location = found[0]
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1100,1800"):
+        options.add_argument(arg)
+    from selenium.webdriver.chrome.service import Service
+    driver = webdriver.Chrome(service=Service(found[1]), options=options)
+    yield driver
+    driver.quit()
+
+
+def screenshot(driver, name):
+    """Save the page as <STRONGSOLVE_SCREENSHOTS>/<name>.png when that variable is set."""
+    folder = os.environ.get("STRONGSOLVE_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        size = driver.get_window_size()
+        driver.set_window_size(size["width"], 300)  # shrink first: the page's own height shows
+        height = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(size["width"], height + 220)  # the whole page, no blank below it
+        driver.save_screenshot(str(Path(folder) / f"{name}.png"))
+        driver.set_window_size(size["width"], size["height"])
+
+
+def by_id(driver, element_id):
+    from selenium.webdriver.common.by import By
+    return driver.find_element(By.ID, element_id)
+
+
+def errors_shown(driver):
+    from selenium.webdriver.common.by import By
+    return [e.text for e in driver.find_elements(By.CLASS_NAME, "error")]
+
+
+def submit(driver, element_id):
+    """Click a control that loads a new page and wait until the new page has replaced the old."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = driver.find_element(By.TAG_NAME, "html")
+    by_id(driver, element_id).click()
+    # generous: a first Ludo page compiles the race kernel
+    WebDriverWait(driver, 90).until(expected_conditions.staleness_of(old))
+
+
+def fill(driver, element_id, text):
+    field = by_id(driver, element_id)
+    field.clear()
+    field.send_keys(text)
+
+
+def select(driver, element_id, text):
+    from selenium.webdriver.support.ui import Select
+    Select(by_id(driver, element_id)).select_by_visible_text(text)
+
+
+def moves_shown(driver):
+    """{move: (reward, afterstate value, total)} and the move marked best, as shown."""
+    from selenium.webdriver.common.by import By
+    shown, best = {}, None
+    for row in by_id(driver, "moves").find_elements(By.CSS_SELECTOR, "tr[id^=move-]"):
+        name = row.get_attribute("id")[5:]
+        shown[name] = tuple(row.find_element(By.CLASS_NAME, c).text
+                            for c in ("reward", "afterstate", "total"))
+        if "best" in (row.get_attribute("class") or ""):
+            best = name
+    return shown, best
+
+
+def cli_moves(run_dir, board):
+    """The same table from `strongsolve 2048 query --json`, formatted as the CLI's text."""
+    q = cli_json("2048", "query", run_dir, board, "--json")
+    return q, {m["move"]: (f"{m['reward']:g}", f"{m['afterstate_value']:.6f}", f"{m['total']:.6f}")
+               for m in q["moves"]}
+
+
+# --- without a browser ------------------------------------------------------------------------
+
+
+def test_without_a_browser_the_reason_names_the_packages(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    found, reason = _find_browser()
+    assert found is None and "apt-get install -y chromium chromium-driver" in reason
+
+
+def test_lab_command_prints_its_address_and_serves(lab_results):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    proc = subprocess.Popen([sys.executable, "-m", "strongsolve", "lab", str(lab_results), "--port", "0"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("strongsolve lab: serving") and "http://127.0.0.1:" in line, \
+            line + proc.stderr.read()
+        url = line.split(" at ")[1].split()[0]
+        home = urllib.request.urlopen(url, timeout=30).read().decode()
+        assert "2048_2x3</a> solved" in home and "9 of 1296 subgames solved" in home
+        port = url.rstrip("/").rsplit(":", 1)[1]
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):  # the port is taken
+            assert cli.main(["lab", str(lab_results), "--port", port]) == 2
+        assert f"cannot serve at 127.0.0.1:{port}" in err.getvalue() and "--port 0" in err.getvalue()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_missing_results_folder_names_the_commands(tmp_path):
+    client = create_app(tmp_path / "nothing").test_client()
+    home = html.unescape(client.get("/").get_data(as_text=True))
+    assert "snakemake --cores all --config results=" in home and "games='[g2048]'" in home
+    assert "0 of 1296 subgames solved" in home and "solve_row11: true" in home
+    for page, game in (("/2048", "g2048"), ("/shutbox", "shutbox"), ("/ludo", "ludo")):
+        text = html.unescape(client.get(page).get_data(as_text=True))
+        assert f"games='[{game}]'" in text and "Traceback" not in text
+
+
+def test_half_solved_2048_run_shows_the_command(tmp_path):
+    run = tmp_path / "results" / "2048_2x3"
+    assert run_cli("2048", "solve", run, "--rows", 2, "--cols", 3, "--max-age", 12)[0] == 0
+    home = html.unescape(create_app(tmp_path / "results").test_client().get("/").get_data(as_text=True))
+    assert "2048_2x3: not solved to the last age" in home
+    assert "strongsolve 2048 solve" in home and "--rows 2 --cols 3" in home
+
+
+def test_bad_input_is_named_and_nothing_is_written(lab_results):
+    before = snapshot(lab_results)
+    client = create_app(lab_results).test_client()
+    cases = [
+        ("/2048?run=2048_2x3&board=2 3 . / . . .", "tile '3' at row 1, column 2 is not allowed"),
+        ("/2048?run=2048_2x3&board=2 2", "this run is 2x3"),
+        ("/2048?run=2048_2x3&board=64 64 64 / 64 64 64", "is not in the solved layers"),
+        ("/2048?run=2048_9x9", "no 2048 run named '2048_9x9'"),
+        ("/truco?score0=12&score1=3&dealer=0&vira=7c", "12-3: each side has 0..11 points"),
+        ("/truco?score0=11&score1=11&dealer=1&vira=Xz", "vira: "),
+        ("/truco?score0=11&score1=11&dealer=1&vira=2d&hand=Ac 2d 4s", "holds the vira"),
+        ("/truco?score0=11&score1=11&dealer=1&vira=2d&hand=Zz 3h 4s", "Zz"),
+        ("/truco?score0=11&score1=0&dealer=1&vira=2d&hand=Ac 3h 4s", "no solved subgame"),
+        ("/truco?score0=5&score1=5&dealer=1&vira=2d&hand=Ac 3h 4s", "no player at 11"),
+        ("/shutbox?file=shutbox_4/flip_one.json&tile=9&x=1&y=1", "tile '9' is not a tile"),
+        ("/shutbox?file=shutbox_4/flip_one.json&tile=1&x=4&y=1", "roll '4' '1' is impossible"),
+        ("/shutbox?file=shutbox_4/standard_5_max-shut.json&tile=1&tile=2&total=9",
+         "roll total '9' is impossible"),
+        ("/ludo?own=0,3&opponent=0,0&roll=1", "cell 3 is not a cell a piece can rest on"),
+        ("/ludo?own=0,1&opponent=0,0&roll=5", "roll 5 is impossible"),
+        ("/ludo?own=0&opponent=0,0&roll=1", "is not 2 cell number(s)"),
+    ]
+    for url, message in cases:
+        response = client.get(url)
+        text = html.unescape(response.get_data(as_text=True))
+        assert response.status_code == 200 and 'class="error"' in text and message in text, (url, text)
+    for url in ("/", "/2048?run=2048_2x3&board=2 . . / . . 4",
+                "/2048/play?run=2048_2x3&seed=3&board=2 . . / . . 4&move=up",
+                "/shutbox?tile=1&x=1&y=2", "/ludo?own=0,4&opponent=5,0&roll=2",
+                "/truco?score0=11&score1=11&dealer=1&vira=2d&hand=2s 7h 3c"):
+        text = client.get(url).get_data(as_text=True)
+        assert 'class="error"' not in text, (url, text)
+    assert snapshot(lab_results) == before
+
+
+# --- in the browser ---------------------------------------------------------------------------
+
+
+def test_2048_board_by_clicks_equals_the_cli(browser, lab_url, lab_results):
+    run = lab_results / "2048_2x3"
+    browser.get(f"{lab_url}/2048")
+    by_id(browser, "cell-0-0").click()                 # 2
+    for _ in range(2):
+        by_id(browser, "cell-1-2").click()             # 2, then 4
+    assert by_id(browser, "board-text").get_attribute("value") == "2 . . / . . 4"
+    submit(browser, "query")
+    shown, best = moves_shown(browser)
+    q, want = cli_moves(run, "2 . . / . . 4")
+    assert shown == want and best == q["best"]
+    assert by_id(browser, "value").text == f"{q['value']:.6f}"
+    screenshot(browser, "2048")
+
+
+def test_2048_play_with_hints_tracks_the_optimal_score(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    run = lab_results / "2048_2x3"
+    expected = json.loads((run / "solution.json").read_text())["expected_score"]
+    browser.get(f"{lab_url}/2048/play?run=2048_2x3&seed=7")
+    points = 0.0
+    for _ in range(3):
+        board = " / ".join(" ".join(td.text or "." for td in tr.find_elements(By.TAG_NAME, "td"))
+                           for tr in by_id(browser, "board").find_elements(By.TAG_NAME, "tr"))
+        q, want = cli_moves(run, board)
+        shown, best = moves_shown(browser)
+        assert shown == want and best == q["best"]
+        assert by_id(browser, "projected").text == f"{points + q['value']:.6f}"
+        assert by_id(browser, "optimal").text == f"{expected:.6f}"
+        points += next(m["reward"] for m in q["moves"] if m["move"] == best)
+        submit(browser, f"play-{best}")
+    assert float(by_id(browser, "points").text) == points
+    submit(browser, "hints-toggle")
+    assert not browser.find_elements(By.ID, "moves")
+
+
+def test_shutbox_choices_equal_the_cli(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    doc = cli_json("shutbox", "--cards", 4, "--faces", 3, "--policy", "--json")
+    values = doc["policy"]["value_per_mask"]
+    browser.get(f"{lab_url}/shutbox?file=shutbox_4/flip_one.json")
+    for card in (1, 3):
+        by_id(browser, f"tile-{card}").click()
+    fill(browser, "x", "1")
+    fill(browser, "y", "2")
+    submit(browser, "go")
+    mask = 0b0101
+    want = {c: f"{1 + values[mask ^ (1 << (c - 1))]:.10f}" for c in (1, 2, 3)}
+    rows = browser.find_elements(By.CSS_SELECTOR, "#choices tr[id^=choice-]")
+    assert {int(r.get_attribute("id")[7:]): r.find_element(By.CLASS_NAME, "value").text
+            for r in rows} == want
+    best = [int(r.get_attribute("id")[7:]) for r in rows if "best" in (r.get_attribute("class") or "")]
+    assert best == [min(want, key=lambda c: float(want[c]))]
+    screenshot(browser, "shutbox")
+
+    std = cli_json("shutbox", "--rule", "standard", "--cards", 5, "--faces", 3, "--policy", "--json")
+    browser.get(f"{lab_url}/shutbox?file=shutbox_4/standard_5_max-shut.json")
+    fill(browser, "total", "5")
+    submit(browser, "go")
+    full = 0b11111
+    subsets = {0b10000: None, 0b01001: None, 0b00110: None}  # {5}, {1, 4}, {2, 3}
+    want = {s: f"{std['policy']['value_per_mask'][full ^ s]:.10f}" for s in subsets}
+    rows = browser.find_elements(By.CSS_SELECTOR, "#choices tr[id^=choice-]")
+    assert {int(r.get_attribute("id")[7:]): r.find_element(By.CLASS_NAME, "value").text
+            for r in rows} == want
+    best = [int(r.get_attribute("id")[7:]) for r in rows if "best" in (r.get_attribute("class") or "")]
+    assert best == [std["policy"]["shut"][str(full)]["5"]]
+
+
+def test_ludo_pieces_equal_the_cli(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    board = lab_results.parent / "small.yaml"
+    doc = cli_json("ludo", "race", board, "--pieces", 2, "--position", "0,4/5,0", "--json")
+    browser.get(f"{lab_url}/ludo")
+    fill(browser, "own", "0,4")
+    fill(browser, "opponent", "5,0")
+    for face in (1, 2):
+        fill(browser, "roll", str(face))
+        submit(browser, "go")
+        want = next(m for m in doc["positions_queried"][0]["moves"] if m["face"] == face)
+        rows = browser.find_elements(By.CSS_SELECTOR, "#choices tr[id^=piece-]")
+        assert {r.get_attribute("id")[6:] for r in rows} == {"0", "4"}
+        best = [r for r in rows if "best" in (r.get_attribute("class") or "")]
+        assert len(best) == 1 and best[0].get_attribute("id") == f"piece-{want['move_from']}"
+        assert best[0].find_element(By.CLASS_NAME, "value").text == f"{want['win_probability']:.10f}"
+        assert max(float(r.find_element(By.CLASS_NAME, "value").text) for r in rows) \
+            == pytest.approx(want["win_probability"], abs=1e-10)
+    screenshot(browser, "ludo")
+
+
+def _mix(browser):
+    from selenium.webdriver.common.by import By
+    rows = browser.find_elements(By.CSS_SELECTOR, "#mix tr[id^=action-]")
+    return [(r.find_element(By.CLASS_NAME, "label").text, r.find_element(By.CLASS_NAME, "prob").text)
+            for r in rows]
+
+
+def test_truco_atlas_vira_2_and_3_show_one_mix_with_their_own_cards(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    mixes = []
+    for vira, hand in (("2d", "2s 7h 3c"), ("3d", "3s Qh 4c")):  # one abstract hand, class 8
+        browser.get(f"{lab_url}/truco")
+        fill(browser, "score0", "11")
+        fill(browser, "score1", "11")
+        select(browser, "dealer", "1")
+        select(browser, "vira", vira)
+        fill(browser, "hand", hand)
+        submit(browser, "go")
+        assert not errors_shown(browser)
+        assert by_id(browser, "vira-class").text == "8"
+        out = cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", vira,
+                       "--hand", hand, "--results", lab_results, "--json")
+        want = [(f"lead {'/'.join(a['cards'])}", f"{a['probability']:.6f}") for a in out["actions"]]
+        assert _mix(browser) == want
+        assert by_id(browser, "value0").text == f"{out['value_player0']:.6f}"
+        mixes.append(_mix(browser))
+    assert [p for _, p in mixes[0]] == [p for _, p in mixes[1]]
+    assert [c for c, _ in mixes[0]] == ["lead 7h", "lead 2s", "lead 3c"]
+    assert [c for c, _ in mixes[1]] != [c for c, _ in mixes[0]]
+    grid = cli_json("truco", "grid", "--results", lab_results, "--json")
+    solved = browser.find_elements(By.CSS_SELECTOR, "#grid span.solved")
+    assert sorted(s.get_attribute("id") for s in solved) == sorted(
+        f"sg-{r['mano']}-{r['pe']}-{r['vira_class']}" for r in grid["subgames"])
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#grid span")) == 1296
+    class8 = [r for r in grid["subgames"] if r["vira_class"] == 8]
+    assert class8  # the heat map of the chosen class shows its solved values
+    for r in class8:
+        assert by_id(browser, f"v-{r['mano']}-{r['pe']}").text == f"{r['value']:.4f}"
+    assert by_id(browser, "v-11-11").text == f"{out['value_player0']:.4f}"  # dealer 1: mano is 0
+    assert by_id(browser, "v-0-0").text == ""
+    screenshot(browser, "truco")
+
+
+def test_truco_dealer_flips_the_role_ordered_score(browser, lab_url):
+    for dealer, role in (("0", "8-11"), ("1", "11-8")):
+        browser.get(f"{lab_url}/truco")
+        fill(browser, "score0", "11")
+        fill(browser, "score1", "8")
+        select(browser, "dealer", dealer)
+        submit(browser, "go")
+        assert by_id(browser, "role-score").text == role
+
+
+def test_bad_input_in_the_browser(browser, lab_url):
+    browser.get(f"{lab_url}/truco")
+    fill(browser, "score0", "12")
+    submit(browser, "go")
+    assert any("12-11" in e and "0..11" in e for e in errors_shown(browser))
+    browser.get(f"{lab_url}/2048")
+    fill(browser, "board-text", "2 3 . / . . .")
+    submit(browser, "query")
+    assert any("tile '3'" in e for e in errors_shown(browser))
+    browser.get(lab_url)
+    screenshot(browser, "home")

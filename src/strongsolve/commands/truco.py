@@ -7,6 +7,9 @@
   cards.
 - ``strongsolve truco grid [--json]`` lists the solved subgames of the 1296 (role-ordered score x
   vira class) with their values and exploitability.
+- ``strongsolve truco sizes [--tiers 1,2] [--classes 0,8] [--no-infosets] [--json]`` counts the
+  raise trees per tier of the pruned ladder (pruning.py) and vira class, deal group by deal group
+  (games/truco/sizes.py), with the memory the in-memory CFR solver would need.
 """
 
 import json
@@ -29,6 +32,17 @@ def register(subparsers):
     grid.add_argument("--results", default="results", help="results directory (default: results)")
     grid.add_argument("--json", action="store_true", help="print JSON")
     grid.set_defaults(handler=_grid)
+    sz = sub.add_parser("sizes", help="raise-tree sizes per tier and vira class (full deck)")
+    sz.add_argument("--tiers", default="1,2,3,4",
+                    help="tiers by raise cap: 1 = ladder {1,3} (min score 9-10), 2 = {1,3,6} (6-8), "
+                         "3 = {1,3,6,9} (3-5), 4 = the whole ladder (0-2); default 1,2,3,4")
+    sz.add_argument("--classes", default="0,1,2,3,4,5,6,7,8", help="vira classes 0..8")
+    sz.add_argument("--no-infosets", action="store_true",
+                    help="count nodes only (one pass over the deals instead of two)")
+    sz.add_argument("--hands-limit", type=int, default=None,
+                    help="only the deals of the first N mano hands (a sample of the tree)")
+    sz.add_argument("--json", action="store_true", help="print JSON lines, one per row")
+    sz.set_defaults(handler=_sizes)
 
 
 def _parse_score(text):
@@ -158,4 +172,40 @@ def _grid(args):
     for r in rows:
         print(f"{r['mano']:>4} {r['pe']:>3} {r['vira_class']:>5} {r['value']:>10.6f} "
               f"{r['exploitability']:>14.2e} {r['iterations']:>10}")
+    return 0
+
+
+def _int_list(text, name, lo, hi):
+    from ..cli import UserError
+
+    try:
+        vals = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        vals = []
+    if not vals or any(not lo <= v <= hi for v in vals):
+        raise UserError(f"bad {name} {text!r}: expected comma-separated integers {lo}..{hi}")
+    return vals
+
+
+def _sizes(args):
+    from ..games.truco.sizes import tier_sizes
+
+    tiers = _int_list(args.tiers, "--tiers", 1, 4)
+    classes = _int_list(args.classes, "--classes", 0, 8)
+    if not args.json:
+        cols = "tier class deals nodes decision_nodes infosets action_slots solver_GiB"
+        print(("full deck" if args.hands_limit is None else
+               f"deals of the first {args.hands_limit} mano hands") + ", symmetric pruning")
+        print(" ".join(f"{c:>14}" for c in cols.split()))
+
+    def show(row):
+        if args.json:
+            print(json.dumps(row), flush=True)
+            return
+        gib = row.get("solver_bytes", float("nan")) / 2 ** 30
+        print(" ".join(f"{v:>14}" for v in (row["tier"], row["vira_class"], row["deals"], row["nodes"],
+                                             row["decision_nodes"], row.get("infosets", "-"),
+                                             row.get("action_slots", "-"), f"{gib:.2f}")), flush=True)
+
+    tier_sizes(classes, tiers, infosets=not args.no_infosets, log=show, hands_limit=args.hands_limit)
     return 0

@@ -104,7 +104,10 @@ def policy(score, dealer, vira, hand, results="results"):
         raise ValueError(f"the hand {hand!r} holds the vira {vira!r}")
     vr = vira_card // R.N_SUITS
     c = ab.vira_class(vr)
-    attrs, data = read_subgame(subgame_path(results, a, b, c))
+    try:
+        attrs, data = read_subgame(subgame_path(results, a, b, c))
+    except FileNotFoundError as err:
+        raise FileNotFoundError(f"{err}: solve the 11 row with: {row11_command(results)}") from None
     e = eleven_player(a, b)
     if e < 0 and attrs.get("params", {}).get("eleven_eleven") == "blind":
         raise ValueError("the 11-11 hand was solved with blind play (eleven_eleven: blind, cards in "
@@ -139,6 +142,12 @@ def policy(score, dealer, vira, hand, results="results"):
                 exploitability=attrs["exploitability"], iterations=attrs["iterations"])
 
 
+def row11_command(results):
+    """The command that solves the 11 row into ``results`` (issue 16: every fault names its repair)."""
+    extra = f" results={results}" if str(results) != "results" else ""
+    return f"snakemake --cores all --config games='[truco]' truco='{{solve_row11: true}}'{extra}"
+
+
 def _policy(args):
     out = policy(_parse_score(args.score), args.dealer, args.vira, args.hand, args.results)
     if args.json:
@@ -157,16 +166,33 @@ def _policy(args):
 
 
 def _grid(args):
-    from ..games.truco.store import list_solved
+    from pathlib import Path
 
+    from ..games.truco.grid import GRID, full_deck, solve_command
+    from ..games.truco.store import list_solved, read_subgame
+
+    stored = {(r["score"][0], r["score"][1], r["vira_class"]): r for r in list_solved(args.results)}
+    for p in sorted(Path(args.results).joinpath(*GRID).glob("s*_v*.zarr")):
+        r = read_subgame(p, arrays=False)[0]
+        stored.setdefault((r["score"][0], r["score"][1], r["vira_class"]), r)
     rows = [dict(mano=r["score"][0], pe=r["score"][1], vira_class=r["vira_class"], value=r["value"],
                  nash_conv=r["nash_conv"], exploitability=r["exploitability"],
-                 iterations=r["iterations"], seconds=r["seconds"]) for r in list_solved(args.results)]
+                 iterations=r["iterations"], seconds=r["seconds"]) for r in stored.values()]
     rows.sort(key=lambda r: (r["mano"], r["pe"], r["vira_class"]))
+    row11 = sum(1 for r in rows if 11 in (r["mano"], r["pe"]))
+    if row11 < 23 * 9:
+        hint = f"solve the 11 row with: {row11_command(args.results)}"
+    elif len(rows) < N_SUBGAMES:
+        hint = ("solve the scores with min(mano, pé) >= m (e.g. 9) with: "
+                + solve_command(args.results, full_deck(), "t1", 9))
+    else:
+        hint = ""
     if args.json:
-        print(json.dumps(dict(solved=len(rows), total=N_SUBGAMES, subgames=rows), indent=2))
+        print(json.dumps(dict(solved=len(rows), total=N_SUBGAMES, next_command=hint or None,
+                              subgames=rows), indent=2))
         return 0
-    print(f"{len(rows)} of {N_SUBGAMES} subgames solved (role-ordered score mano-pé x vira class)")
+    print(f"{len(rows)} of {N_SUBGAMES} subgames solved (role-ordered score mano-pé x vira class)"
+          + (f"; {hint}" if hint else ""))
     if rows:
         print(f"{'mano':>4} {'pé':>3} {'class':>5} {'value':>10} {'exploitability':>14} {'iterations':>10}")
     for r in rows:

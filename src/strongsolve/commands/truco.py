@@ -25,6 +25,9 @@ def register(subparsers):
     pol.add_argument("--dealer", required=True, type=int, choices=(0, 1), help="the player who deals")
     pol.add_argument("--vira", required=True, help="the turned card, e.g. 7c (suits d s h c)")
     pol.add_argument("--hand", required=True, help='the deciding player\'s cards, e.g. "Ac 3h 4s"')
+    pol.add_argument("--line", default=None,
+                     help='the play so far, e.g. "7c Kd truco accept" (cards, truco/raise, accept; '
+                          '"play" for a hand of eleven played): the policy of the player to act')
     pol.add_argument("--results", default="results", help="results directory (default: results)")
     pol.add_argument("--json", action="store_true", help="print JSON")
     pol.set_defaults(handler=_policy)
@@ -148,7 +151,113 @@ def row11_command(results):
     return f"snakemake --cores all --config games='[truco]' truco='{{solve_row11: true}}'{extra}"
 
 
+def policy_line(score, dealer, vira, hand, line, results="results"):
+    """The equilibrium mix of the player to act after ``line`` in a solved subgame.
+
+    Parameters
+    ----------
+    score, dealer, vira, results
+        As in ``policy``.
+    hand : str
+        The cards of the player to act after the line (three, those they played included).
+    line : str
+        The play so far (games/truco/line.py), e.g. ``"7c Kd truco accept"``.
+
+    Returns
+    -------
+    dict
+        ``actions``: list of {action, cards, probability} in the order of the rules; ``player``
+        to act; ``value_player0``; the subgame's ``nash_conv``, ``exploitability``, ``raise_caps``;
+        ``pruned_raise``: True when the line's last raise is one the lossless pruning drops
+        (games/truco/pruning.py), whose equilibrium answer is to accept.
+
+    Raises
+    ------
+    ValueError
+        An illegal line (the token named), a hand that does not fit the line.
+    FileNotFoundError
+        The subgame is not solved under ``results``, with the command that solves it.
+    """
+    import numpy as np
+
+    from ..games.truco import abstraction as ab
+    from ..games.truco import rules as R
+    from ..games.truco.grid import full_deck, solve_command, stored_path
+    from ..games.truco.line import action_labels, check_hand, replay_line
+    from ..games.truco.pruning import strip_pruned
+    from ..games.truco.store import read_subgame
+    from ..games.truco.subgames import in_row11
+    from ..games.truco.tree import HandTree
+
+    mano = 1 - dealer
+    a, b = score[mano], score[dealer]
+    vira_card = R.parse_card(vira)
+    cards = R.parse_hand(hand)
+    state = replay_line(a, b, vira_card, line)
+    check_hand(state, cards, vira_card)
+    vr = R.card_rank(vira_card)
+    c = ab.vira_class(vr)
+    path = stored_path(results, a, b, c)
+    if path is None:
+        cmd = row11_command(results) if in_row11(a, b) else solve_command(results, full_deck(), None,
+                                                                          min(a, b))
+        raise FileNotFoundError(f"no solved subgame for score {a}-{b} (mano-pé), vira class {c} "
+                                f"under {results}: solve it with: {cmd}")
+    attrs, data = read_subgame(path)
+    if attrs.get("params", {}).get("eleven_eleven") == "blind" and (a, b) == (11, 11):
+        raise ValueError("the 11-11 hand was solved with blind play: nobody decides anything")
+    labels = action_labels(state, cards, vira_card)
+    raises = not in_row11(a, b)
+    tree = HandTree(game=None, outcome=None, infoset_key=data["infoset_key"], hands=data["hands"],
+                    n_types=R.N_STRENGTHS, eleven=attrs["eleven"], raises=raises)
+    hands = [tuple(int(t) for t in h) for h in data["hands"]]
+    h = hands.index(ab.abstract_hand(cards, vr))
+    pruned = False
+    hist = None if state.eleven_pending else state.tokens
+    if raises:
+        hist, how = strip_pruned(state.tokens, np.arange(R.N_STRENGTHS), tuple(attrs["raise_caps"]))
+        if how == "off":
+            raise ValueError(f"line {line!r} raises after a raise the solved subgame prunes (it "
+                             "cannot change the match); its equilibrium accepts such raises, so "
+                             "no equilibrium play reaches this point")
+        pruned = how == "answer"
+    if pruned:
+        probs = [1.0] + [0.0] * (len(labels) - 1)  # accept (pruning.py, step 3)
+    else:
+        try:
+            i = tree.infoset_of(state.to_move, h, hist)
+            probs = [float(p) for p in data["policy"][data["infoset_ptr"][i]:data["infoset_ptr"][i + 1]]]
+        except KeyError:
+            if len(labels) - (labels[-1][0].startswith("raise")) != 1:
+                raise ValueError(f"hand {hand!r} never reaches this decision in the stored tree") from None
+            probs = [1.0]  # one card type left and no raise kept: forced
+        probs += [0.0] * (len(labels) - len(probs))  # a raise the pruning drops
+    player = mano if state.to_move == R.MANO else dealer
+    value0 = attrs["value"] if mano == 0 else 1.0 - attrs["value"]
+    return dict(score=list(score), dealer=dealer, mano=mano, role_score=[a, b], vira=vira,
+                vira_class=c, player=player, hand=[R.card_text(x) for x in cards], line=line,
+                actions=[dict(action=lab, cards=cs, probability=p) for (lab, cs), p in zip(labels, probs)],
+                pruned_raise=pruned, value_player0=value0, nash_conv=attrs["nash_conv"],
+                exploitability=attrs["exploitability"], raise_caps=attrs.get("raise_caps"))
+
+
 def _policy(args):
+    if args.line is not None:
+        out = policy_line(_parse_score(args.score), args.dealer, args.vira, args.hand, args.line,
+                          args.results)
+        if args.json:
+            print(json.dumps(out, indent=2))
+            return 0
+        print(f"score {args.score} (player 0-player 1), dealer {out['dealer']}, vira {out['vira']} "
+              f"(class {out['vira_class']}), line: {args.line or '(start)'}")
+        print(f"player {out['player']} to act, holding {' '.join(out['hand'])}"
+              + (" (a raise the lossless pruning drops: accept)" if out["pruned_raise"] else ""))
+        for act in out["actions"]:
+            label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
+            print(f"  {label:<14} {act['probability']:.6f}")
+        print(f"subgame value for player 0 (before the deal): {out['value_player0']:.6f}; "
+              f"exploitability {out['exploitability']:.2e} (match-win probability)")
+        return 0
     out = policy(_parse_score(args.score), args.dealer, args.vira, args.hand, args.results)
     if args.json:
         print(json.dumps(out, indent=2))

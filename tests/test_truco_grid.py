@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.grid import (TIERS, continuation_value, deck_root, grid_path,
                                           score_tier, small_deck, solve_command, successors,
@@ -57,7 +56,7 @@ def test_small_deck_classes():
     assert sorted(deck.capacities[1][deck.capacities[1] > 0]) == [2, 4]
     with pytest.raises(ValueError, match="at least 7"):
         small_deck(DECK[:6])
-    assert solve_command("results", deck, "t1", 9) == (
+    assert solve_command("results", deck, 9) == (
         "snakemake --cores all --config games='[truco]' truco='{scores: {min_score: 9}, deck: "
         "[7d, 7s, 7h, 7c, Ad, As, Ah]}'")
 

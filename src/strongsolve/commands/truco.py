@@ -107,6 +107,8 @@ def policy(score, dealer, vira, hand, results="results"):
         raise ValueError(f"the hand {hand!r} holds the vira {vira!r}")
     vr = vira_card // R.N_SUITS
     c = ab.vira_class(vr)
+    from ..games.truco.grid import row11_command
+
     try:
         attrs, data = read_subgame(subgame_path(results, a, b, c))
     except FileNotFoundError as err:
@@ -145,12 +147,6 @@ def policy(score, dealer, vira, hand, results="results"):
                 exploitability=attrs["exploitability"], iterations=attrs["iterations"])
 
 
-def row11_command(results):
-    """The command that solves the 11 row into ``results`` (issue 16: every fault names its repair)."""
-    extra = f" results={results}" if str(results) != "results" else ""
-    return f"snakemake --cores all --config games='[truco]' truco='{{solve_row11: true}}'{extra}"
-
-
 def policy_line(score, dealer, vira, hand, line, results="results"):
     """The equilibrium mix of the player to act after ``line`` in a solved subgame.
 
@@ -182,7 +178,7 @@ def policy_line(score, dealer, vira, hand, line, results="results"):
 
     from ..games.truco import abstraction as ab
     from ..games.truco import rules as R
-    from ..games.truco.grid import full_deck, solve_command, stored_path
+    from ..games.truco.grid import full_deck, row11_command, solve_command, stored_path
     from ..games.truco.line import action_labels, check_hand, replay_line
     from ..games.truco.pruning import strip_pruned
     from ..games.truco.store import read_subgame
@@ -199,7 +195,7 @@ def policy_line(score, dealer, vira, hand, line, results="results"):
     c = ab.vira_class(vr)
     path = stored_path(results, a, b, c)
     if path is None:
-        cmd = row11_command(results) if in_row11(a, b) else solve_command(results, full_deck(), None,
+        cmd = row11_command(results) if in_row11(a, b) else solve_command(results, full_deck(),
                                                                           min(a, b))
         raise FileNotFoundError(f"no solved subgame for score {a}-{b} (mano-pé), vira class {c} "
                                 f"under {results}: solve it with: {cmd}")
@@ -277,7 +273,7 @@ def _policy(args):
 def _grid(args):
     from pathlib import Path
 
-    from ..games.truco.grid import GRID, full_deck, solve_command
+    from ..games.truco.grid import GRID, full_deck, row11_command, solve_command
     from ..games.truco.store import list_solved, read_subgame
 
     stored = {(r["score"][0], r["score"][1], r["vira_class"]): r for r in list_solved(args.results)}
@@ -293,7 +289,7 @@ def _grid(args):
         hint = f"solve the 11 row with: {row11_command(args.results)}"
     elif len(rows) < N_SUBGAMES:
         hint = ("solve the scores with min(mano, pé) >= m (e.g. 9) with: "
-                + solve_command(args.results, full_deck(), "t1", 9))
+                + solve_command(args.results, full_deck(), 9))
     else:
         hint = ""
     if args.json:

@@ -132,7 +132,13 @@ def stored_path(root, a, b, c):
     return None
 
 
-def solve_command(results, deck, tier_name, min_score):
+def row11_command(results):
+    """The command that solves the full deck's 11 row into ``results`` (the row-11 jobs)."""
+    extra = f" results={results}" if str(results) != "results" else ""
+    return f"snakemake --cores all --config games='[truco]' truco='{{solve_row11: true}}'{extra}"
+
+
+def solve_command(results, deck, min_score):
     """The command that solves a region of the grid for this deck and results directory."""
     truco = {"scores": {"min_score": min_score}}
     if deck.name != "full":
@@ -154,10 +160,11 @@ def continuation_value(root, a, b, deck, results=None):
     for c, p in zip(deck.classes, deck.probabilities):
         path = stored_path(root, a, b, c)
         if path is None:
-            lo = min(a, b) if not in_row11(a, b) else 0
-            raise FileNotFoundError(
-                f"no solved subgame for score {a}-{b}, vira class {c} under {root}: solve it with "
-                f"{solve_command(results or root, deck, score_tier(a, b), lo)}")
+            where = results or root
+            cmd = (row11_command(where) if in_row11(a, b) and deck.name == "full"
+                   else solve_command(where, deck, min(a, b)))
+            raise FileNotFoundError(f"no solved subgame for score {a}-{b}, vira class {c} under "
+                                    f"{root}: solve it with {cmd}")
         total += p * read_subgame(path, arrays=False)[0]["value"]
     return total
 

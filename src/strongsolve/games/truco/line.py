@@ -10,8 +10,6 @@ not seen twice); the acting player's own cards come from their hand.
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from . import rules as R
 
 RAISE_WORDS = ("truco", "raise")
@@ -140,7 +138,3 @@ def action_labels(state, hand, vira):
         out.append((f"raise to {nxt}", []))
     return out
 
-
-def strengths():
-    """Trick strength of each abstract type of the trees (the 13 strength classes)."""
-    return np.arange(R.N_STRENGTHS)

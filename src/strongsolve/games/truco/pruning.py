@@ -49,7 +49,6 @@ from .rules import LADDER, TARGET
 from .tree import ANSWERS, N_LEVELS, N_RAISE_CODES, RAISE_DIGITS, ladder_outcome
 
 PRUNE_MODES = ("none", "min", "player")
-TIER_NAMES = {1: "ladder 1-3", 2: "ladder 1-6", 3: "ladder 1-9", 4: "full ladder"}
 
 
 def raise_cap(points):

@@ -1052,3 +1052,125 @@ def truco_best_response(tree, strategy, player):
 
     collect(tree, 1.0)
     return weighted(tree, 1.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Truco: the score grid of a small deck (issue 21)
+#
+# A plain recursion over role-ordered scores: mano's match-win probability before a hand at (a, b)
+# is the average over every vira card of the deck of the hand's LP value, whose terminal utility
+# after points (pm, pp) is 1 if a + pm >= 12, 0 if b + pp >= 12, else 1 - W(b + pp, a + pm) (the
+# roles swap). The hand is the whole raise ladder (no pruning) outside the 11 row. Cards of equal
+# trick strength are interchangeable, so a player chooses among strengths (the first such card);
+# the two scores tied by three tied tricks, (a, b) and (b, a), are iterated together to a fixed
+# point.
+# ---------------------------------------------------------------------------------------------
+
+def truco_strength_tree(deck, vira, score, three_ties="nobody"):
+    """Nested tree of one hand over every deal of ``deck`` (vira excluded) whose terminals carry
+    ``points``; a player picks one card per trick strength; information sets name cards by the
+    first card of the deck with the same strength."""
+    from itertools import combinations
+
+    def canon(card):
+        return next(c for c in deck if truco_beats(c, card, vira) == 0)
+
+    deals = [(h0, h1) for h0 in combinations(deck, 3)
+             for h1 in combinations([c for c in deck if c not in h0], 3)]
+
+    def expand(hands, actions):
+        state = truco_replay(hands, vira, score, actions, three_ties)
+        if state[0] == "end":
+            return {"kind": "terminal", "points": state[1]}
+        _, player, legal = state
+        kept, seen = [], set()
+        for a in legal:
+            if a.startswith("play:"):
+                if canon(a[5:]) in seen:
+                    continue
+                seen.add(canon(a[5:]))
+            kept.append(a)
+        key = (player, tuple(sorted(canon(c) for c in hands[player])),
+               tuple("play:" + canon(a[5:]) if a.startswith("play:") else a for a in actions))
+        return {"kind": "decision", "player": player, "key": key,
+                "children": [expand(hands, actions + [a]) for a in kept]}
+
+    return {"kind": "chance", "probs": [1 / len(deals)] * len(deals),
+            "children": [expand([list(d[0]), list(d[1])], []) for d in deals]}
+
+
+def truco_set_utilities(tree, utility):
+    """Set ``utility[points]`` at every terminal of a ``truco_strength_tree``."""
+    if tree["kind"] == "terminal":
+        tree["utility"] = utility[tree["points"]]
+    else:
+        for c in tree["children"]:
+            truco_set_utilities(c, utility)
+
+
+def truco_grid_values(deck, min_score, three_ties="nobody", tol=1e-12):
+    """W[(a, b)] for every role-ordered score with min(a, b) >= min_score (and the 11-row scores
+    they lead to), by plain recursion from high scores to low."""
+    trees = {}
+    W = {}
+
+    def tree(vira, score):
+        at11 = (score[0] == 11) + (score[1] == 11)
+        kind = (score[0] == 11, score[1] == 11) if at11 else "raises"
+        if (vira, kind) not in trees:
+            trees[(vira, kind)] = truco_strength_tree([c for c in deck if c != vira], vira, score,
+                                                      three_ties)
+        return trees[(vira, kind)]
+
+    def after(a, b, pm, pp):
+        if a + pm >= 12:
+            return 1.0
+        if b + pp >= 12:
+            return 0.0
+        return 1.0 - value(b + pp, a + pm)
+
+    # one vira per rank, weighted by its count: the vira's rank is never the manilha's, so the cards
+    # of its rank are commons that tie whatever their suits, and removing any one of them leaves
+    # the same strengths to deal
+    viras = {}
+    for v in deck:
+        viras.setdefault(v[0], [v, 0])[1] += 1
+
+    def hand_value(a, b):
+        total = 0.0
+        for vira, count in viras.values():
+            t = tree(vira, (a, b))
+            truco_set_utilities(t, _Utility(lambda pm, pp: after(a, b, pm, pp)))
+            total += truco_lp_value(t) * count / len(deck)
+        return total
+
+    def value(a, b):
+        if (a, b) in W:
+            return W[(a, b)]
+        # first the scores this one needs outside its pair, by calling them through a guess
+        pair = [(a, b)] if a == b else [(a, b), (b, a)]
+        for s in pair:
+            W[s] = 0.5
+        while True:
+            new = {s: hand_value(*s) for s in pair}
+            change = max(abs(new[s] - W[s]) for s in pair)
+            W.update(new)
+            if change <= tol:
+                return W[(a, b)]
+
+    for a in range(11, min_score - 1, -1):
+        for b in range(11, min_score - 1, -1):
+            value(a, b)
+    return W
+
+
+class _Utility(dict):
+    """points -> utility, computed on first use."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def __missing__(self, key):
+        self[key] = self.fn(*key)
+        return self[key]

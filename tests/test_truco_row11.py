@@ -149,13 +149,26 @@ def test_cli_errors_and_grid(results, capsys):
     code, _, err = run_cli(["truco", "policy", "--score", "11-0", "--dealer", "0", "--vira", "7c",
                             "--hand", "Ac 3h 4s", "--results", str(results)], capsys)
     assert code == 2 and "no solved subgame" in err
+    # issue 16: the message names the command that solves the missing subgame
+    assert err.rstrip().endswith(f"solve the 11 row with: snakemake --cores all --config games='[truco]' "
+                                 f"truco='{{solve_row11: true}}' results={results}")
     code, _, err = run_cli(["truco", "policy", "--score", "11-8", "--dealer", "0", "--vira", "7c",
                             "--hand", "Ac 7c 4s", "--results", str(results)], capsys)
     assert code == 2 and "holds the vira" in err
     code, out, _ = run_cli(["truco", "grid", "--results", str(results)], capsys)
     assert code == 0 and out.startswith("63 of 1296 subgames solved")
+    assert f"solve the 11 row with: snakemake --cores all --config games='[truco]' " \
+        f"truco='{{solve_row11: true}}' results={results}" in out.splitlines()[0]
     code, out, _ = run_cli(["truco", "grid", "--results", str(results), "--json"], capsys)
     assert json.loads(out)["solved"] == 63
+
+
+def test_cli_grid_on_an_empty_run_names_the_command(tmp_path, capsys):
+    code, out, _ = run_cli(["truco", "grid", "--results", str(tmp_path)], capsys)
+    assert code == 0 and out.strip() == (
+        f"0 of 1296 subgames solved (role-ordered score mano-pé x vira class); solve the 11 row "
+        f"with: snakemake --cores all --config games='[truco]' truco='{{solve_row11: true}}' "
+        f"results={tmp_path}")
 
 
 def test_schema_defaults_match_the_driver():

@@ -7,6 +7,9 @@
   cards.
 - ``strongsolve truco grid [--json]`` lists the solved subgames of the 1296 (role-ordered score x
   vira class) with their values and exploitability.
+- ``strongsolve truco sizes [--tiers 1,2] [--classes 0,8] [--no-infosets] [--json]`` counts the
+  raise trees per tier of the pruned ladder (pruning.py) and vira class, deal group by deal group
+  (games/truco/sizes.py), with the memory the in-memory CFR solver would need.
 """
 
 import json
@@ -22,6 +25,9 @@ def register(subparsers):
     pol.add_argument("--dealer", required=True, type=int, choices=(0, 1), help="the player who deals")
     pol.add_argument("--vira", required=True, help="the turned card, e.g. 7c (suits d s h c)")
     pol.add_argument("--hand", required=True, help='the deciding player\'s cards, e.g. "Ac 3h 4s"')
+    pol.add_argument("--line", default=None,
+                     help='the play so far, e.g. "7c Kd truco accept" (cards, truco/raise, accept; '
+                          '"play" for a hand of eleven played): the policy of the player to act')
     pol.add_argument("--results", default="results", help="results directory (default: results)")
     pol.add_argument("--json", action="store_true", help="print JSON")
     pol.set_defaults(handler=_policy)
@@ -29,6 +35,17 @@ def register(subparsers):
     grid.add_argument("--results", default="results", help="results directory (default: results)")
     grid.add_argument("--json", action="store_true", help="print JSON")
     grid.set_defaults(handler=_grid)
+    sz = sub.add_parser("sizes", help="raise-tree sizes per tier and vira class (full deck)")
+    sz.add_argument("--tiers", default="1,2,3,4",
+                    help="tiers by raise cap: 1 = ladder {1,3} (min score 9-10), 2 = {1,3,6} (6-8), "
+                         "3 = {1,3,6,9} (3-5), 4 = the whole ladder (0-2); default 1,2,3,4")
+    sz.add_argument("--classes", default="0,1,2,3,4,5,6,7,8", help="vira classes 0..8")
+    sz.add_argument("--no-infosets", action="store_true",
+                    help="count nodes only (one pass over the deals instead of two)")
+    sz.add_argument("--hands-limit", type=int, default=None,
+                    help="only the deals of the first N mano hands (a sample of the tree)")
+    sz.add_argument("--json", action="store_true", help="print JSON lines, one per row")
+    sz.set_defaults(handler=_sizes)
 
 
 def _parse_score(text):
@@ -90,7 +107,12 @@ def policy(score, dealer, vira, hand, results="results"):
         raise ValueError(f"the hand {hand!r} holds the vira {vira!r}")
     vr = vira_card // R.N_SUITS
     c = ab.vira_class(vr)
-    attrs, data = read_subgame(subgame_path(results, a, b, c))
+    from ..games.truco.grid import row11_command
+
+    try:
+        attrs, data = read_subgame(subgame_path(results, a, b, c))
+    except FileNotFoundError as err:
+        raise FileNotFoundError(f"{err}: solve the 11 row with: {row11_command(results)}") from None
     e = eleven_player(a, b)
     if e < 0 and attrs.get("params", {}).get("eleven_eleven") == "blind":
         raise ValueError("the 11-11 hand was solved with blind play (eleven_eleven: blind, cards in "
@@ -125,7 +147,113 @@ def policy(score, dealer, vira, hand, results="results"):
                 exploitability=attrs["exploitability"], iterations=attrs["iterations"])
 
 
+def policy_line(score, dealer, vira, hand, line, results="results"):
+    """The equilibrium mix of the player to act after ``line`` in a solved subgame.
+
+    Parameters
+    ----------
+    score, dealer, vira, results
+        As in ``policy``.
+    hand : str
+        The cards of the player to act after the line (three, those they played included).
+    line : str
+        The play so far (games/truco/line.py), e.g. ``"7c Kd truco accept"``.
+
+    Returns
+    -------
+    dict
+        ``actions``: list of {action, cards, probability} in the order of the rules; ``player``
+        to act; ``value_player0``; the subgame's ``nash_conv``, ``exploitability``, ``raise_caps``;
+        ``pruned_raise``: True when the line's last raise is one the lossless pruning drops
+        (games/truco/pruning.py), whose equilibrium answer is to accept.
+
+    Raises
+    ------
+    ValueError
+        An illegal line (the token named), a hand that does not fit the line.
+    FileNotFoundError
+        The subgame is not solved under ``results``, with the command that solves it.
+    """
+    import numpy as np
+
+    from ..games.truco import abstraction as ab
+    from ..games.truco import rules as R
+    from ..games.truco.grid import full_deck, row11_command, solve_command, stored_path
+    from ..games.truco.line import action_labels, check_hand, replay_line
+    from ..games.truco.pruning import strip_pruned
+    from ..games.truco.store import read_subgame
+    from ..games.truco.subgames import in_row11
+    from ..games.truco.tree import HandTree
+
+    mano = 1 - dealer
+    a, b = score[mano], score[dealer]
+    vira_card = R.parse_card(vira)
+    cards = R.parse_hand(hand)
+    state = replay_line(a, b, vira_card, line)
+    check_hand(state, cards, vira_card)
+    vr = R.card_rank(vira_card)
+    c = ab.vira_class(vr)
+    path = stored_path(results, a, b, c)
+    if path is None:
+        cmd = row11_command(results) if in_row11(a, b) else solve_command(results, full_deck(),
+                                                                          min(a, b))
+        raise FileNotFoundError(f"no solved subgame for score {a}-{b} (mano-pé), vira class {c} "
+                                f"under {results}: solve it with: {cmd}")
+    attrs, data = read_subgame(path)
+    if attrs.get("params", {}).get("eleven_eleven") == "blind" and (a, b) == (11, 11):
+        raise ValueError("the 11-11 hand was solved with blind play: nobody decides anything")
+    labels = action_labels(state, cards, vira_card)
+    raises = not in_row11(a, b)
+    tree = HandTree(game=None, outcome=None, infoset_key=data["infoset_key"], hands=data["hands"],
+                    n_types=R.N_STRENGTHS, eleven=attrs["eleven"], raises=raises)
+    hands = [tuple(int(t) for t in h) for h in data["hands"]]
+    h = hands.index(ab.abstract_hand(cards, vr))
+    pruned = False
+    hist = None if state.eleven_pending else state.tokens
+    if raises:
+        hist, how = strip_pruned(state.tokens, np.arange(R.N_STRENGTHS), tuple(attrs["raise_caps"]))
+        if how == "off":
+            raise ValueError(f"line {line!r} raises after a raise the solved subgame prunes (it "
+                             "cannot change the match); its equilibrium accepts such raises, so "
+                             "no equilibrium play reaches this point")
+        pruned = how == "answer"
+    if pruned:
+        probs = [1.0] + [0.0] * (len(labels) - 1)  # accept (pruning.py, step 3)
+    else:
+        try:
+            i = tree.infoset_of(state.to_move, h, hist)
+            probs = [float(p) for p in data["policy"][data["infoset_ptr"][i]:data["infoset_ptr"][i + 1]]]
+        except KeyError:
+            if len(labels) - (labels[-1][0].startswith("raise")) != 1:
+                raise ValueError(f"hand {hand!r} never reaches this decision in the stored tree") from None
+            probs = [1.0]  # one card type left and no raise kept: forced
+        probs += [0.0] * (len(labels) - len(probs))  # a raise the pruning drops
+    player = mano if state.to_move == R.MANO else dealer
+    value0 = attrs["value"] if mano == 0 else 1.0 - attrs["value"]
+    return dict(score=list(score), dealer=dealer, mano=mano, role_score=[a, b], vira=vira,
+                vira_class=c, player=player, hand=[R.card_text(x) for x in cards], line=line,
+                actions=[dict(action=lab, cards=cs, probability=p) for (lab, cs), p in zip(labels, probs)],
+                pruned_raise=pruned, value_player0=value0, nash_conv=attrs["nash_conv"],
+                exploitability=attrs["exploitability"], raise_caps=attrs.get("raise_caps"))
+
+
 def _policy(args):
+    if args.line is not None:
+        out = policy_line(_parse_score(args.score), args.dealer, args.vira, args.hand, args.line,
+                          args.results)
+        if args.json:
+            print(json.dumps(out, indent=2))
+            return 0
+        print(f"score {args.score} (player 0-player 1), dealer {out['dealer']}, vira {out['vira']} "
+              f"(class {out['vira_class']}), line: {args.line or '(start)'}")
+        print(f"player {out['player']} to act, holding {' '.join(out['hand'])}"
+              + (" (a raise the lossless pruning drops: accept)" if out["pruned_raise"] else ""))
+        for act in out["actions"]:
+            label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
+            print(f"  {label:<14} {act['probability']:.6f}")
+        print(f"subgame value for player 0 (before the deal): {out['value_player0']:.6f}; "
+              f"exploitability {out['exploitability']:.2e} (match-win probability)")
+        return 0
     out = policy(_parse_score(args.score), args.dealer, args.vira, args.hand, args.results)
     if args.json:
         print(json.dumps(out, indent=2))
@@ -143,19 +271,72 @@ def _policy(args):
 
 
 def _grid(args):
-    from ..games.truco.store import list_solved
+    from pathlib import Path
 
+    from ..games.truco.grid import GRID, full_deck, row11_command, solve_command
+    from ..games.truco.store import list_solved, read_subgame
+
+    stored = {(r["score"][0], r["score"][1], r["vira_class"]): r for r in list_solved(args.results)}
+    for p in sorted(Path(args.results).joinpath(*GRID).glob("s*_v*.zarr")):
+        r = read_subgame(p, arrays=False)[0]
+        stored.setdefault((r["score"][0], r["score"][1], r["vira_class"]), r)
     rows = [dict(mano=r["score"][0], pe=r["score"][1], vira_class=r["vira_class"], value=r["value"],
                  nash_conv=r["nash_conv"], exploitability=r["exploitability"],
-                 iterations=r["iterations"], seconds=r["seconds"]) for r in list_solved(args.results)]
+                 iterations=r["iterations"], seconds=r["seconds"]) for r in stored.values()]
     rows.sort(key=lambda r: (r["mano"], r["pe"], r["vira_class"]))
+    row11 = sum(1 for r in rows if 11 in (r["mano"], r["pe"]))
+    if row11 < 23 * 9:
+        hint = f"solve the 11 row with: {row11_command(args.results)}"
+    elif len(rows) < N_SUBGAMES:
+        hint = ("solve the scores with min(mano, pé) >= m (e.g. 9) with: "
+                + solve_command(args.results, full_deck(), 9))
+    else:
+        hint = ""
     if args.json:
-        print(json.dumps(dict(solved=len(rows), total=N_SUBGAMES, subgames=rows), indent=2))
+        print(json.dumps(dict(solved=len(rows), total=N_SUBGAMES, next_command=hint or None,
+                              subgames=rows), indent=2))
         return 0
-    print(f"{len(rows)} of {N_SUBGAMES} subgames solved (role-ordered score mano-pé x vira class)")
+    print(f"{len(rows)} of {N_SUBGAMES} subgames solved (role-ordered score mano-pé x vira class)"
+          + (f"; {hint}" if hint else ""))
     if rows:
         print(f"{'mano':>4} {'pé':>3} {'class':>5} {'value':>10} {'exploitability':>14} {'iterations':>10}")
     for r in rows:
         print(f"{r['mano']:>4} {r['pe']:>3} {r['vira_class']:>5} {r['value']:>10.6f} "
               f"{r['exploitability']:>14.2e} {r['iterations']:>10}")
+    return 0
+
+
+def _int_list(text, name, lo, hi):
+    from ..cli import UserError
+
+    try:
+        vals = [int(t) for t in text.split(",") if t.strip()]
+    except ValueError:
+        vals = []
+    if not vals or any(not lo <= v <= hi for v in vals):
+        raise UserError(f"bad {name} {text!r}: expected comma-separated integers {lo}..{hi}")
+    return vals
+
+
+def _sizes(args):
+    from ..games.truco.sizes import tier_sizes
+
+    tiers = _int_list(args.tiers, "--tiers", 1, 4)
+    classes = _int_list(args.classes, "--classes", 0, 8)
+    if not args.json:
+        cols = "tier class deals nodes decision_nodes infosets action_slots solver_GiB"
+        print(("full deck" if args.hands_limit is None else
+               f"deals of the first {args.hands_limit} mano hands") + ", symmetric pruning")
+        print(" ".join(f"{c:>14}" for c in cols.split()))
+
+    def show(row):
+        if args.json:
+            print(json.dumps(row), flush=True)
+            return
+        gib = row.get("solver_bytes", float("nan")) / 2 ** 30
+        print(" ".join(f"{v:>14}" for v in (row["tier"], row["vira_class"], row["deals"], row["nodes"],
+                                             row["decision_nodes"], row.get("infosets", "-"),
+                                             row.get("action_slots", "-"), f"{gib:.2f}")), flush=True)
+
+    tier_sizes(classes, tiers, infosets=not args.no_infosets, log=show, hands_limit=args.hands_limit)
     return 0

@@ -25,11 +25,14 @@ from ...store.atomic import write_text_atomic
 from . import abstraction as ab
 from .rules import N_STRENGTHS
 from .store import GRID_DIR, group_dir, list_solved, read_subgame, subgame_name, write_subgame
-from .subgames import eleven_player, group_dependencies, row11_groups, utility_table
+from .pruning import PRUNE_MODES, player_prune_is_lossless, raise_caps
+from .subgames import (eleven_player, group_dependencies, in_row11, raise_utility_table,
+                       row11_groups, utility_table)
 from .tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
-                max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1)
+                max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1,
+                prune="min")
 ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in random order
 
 
@@ -75,65 +78,15 @@ def solve_group(x, results, params=None, log=print, capacities=ab.class_capaciti
     dict
         Per subgame ``(a, b, c)``: value, nash_conv, iterations, seconds.
     """
-    prm = dict(DEFAULTS, **(params or {}))
-    unknown = set(prm) - set(DEFAULTS)
-    if unknown:
-        raise ValueError(f"unknown parameters {sorted(unknown)}; allowed {sorted(DEFAULTS)}")
-    if prm["eleven_eleven"] not in ELEVEN_ELEVEN:
-        raise ValueError(f"bad eleven_eleven {prm['eleven_eleven']!r}: allowed {ELEVEN_ELEVEN}")
+    prm = check_params(params)
     x = int(x)
     scores = group_scores(x)
     W = {}
     for dep in group_dependencies(x):
         W.update(continuation(results, dep))
-    for (a, b) in scores:  # first guess: the neighbour one point up, else even
-        W[(a, b)] = W.get((a, min(b + 1, 11)) if a == 11 else (min(a + 1, 11), b), 0.5)
     probs = ab.vira_class_probabilities()
     decks = {c: ab.deal_pairs(capacities(c)) for c in range(ab.N_VIRA_CLASSES)}
-    accum, out = {}, {}
-    pool = (ProcessPoolExecutor(prm["workers"], mp_context=multiprocessing.get_context("fork"))
-            if prm["workers"] > 1 else None)
-    try:
-        for rnd in range(prm["max_fixed_point_rounds"]):
-            # one chain per score: its classes in turn, each warm-started from the last round's
-            # accumulators or, in the first round, from the previous class's regrets
-            jobs = [(s, decks, utility_table(*s, W), prm, {c: accum.get((s, c)) for c in decks},
-                     rnd == 0) for s in scores]
-            done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
-            for chain in done:
-                for s, c, r, acc in chain:
-                    accum[(s, c)] = acc
-                    prev = out.get((s, c), {})
-                    r["seconds"] += prev.get("seconds", 0.0)
-                    r["cpu_seconds"] += prev.get("cpu_seconds", 0.0)
-                    out[(s, c)] = r
-                    log(f"group {x} round {rnd} score {s[0]}-{s[1]} class {c}: value "
-                        f"{r['value']:.9f} nash_conv {r['nash_conv']:.2e} iterations "
-                        f"{r['iterations']} cpu {r['cpu_seconds']:.1f}s")
-            A = {s: float(sum(probs[c] * out[(s, c)]["value"] for c in range(ab.N_VIRA_CLASSES)))
-                 for s in scores}
-            resid = max(abs(A[s] - W[s]) for s in scores)
-            log(f"group {x} round {rnd}: W {A}, fixed-point residual {resid:.2e}")
-            if resid <= prm["fixed_point_tol"]:
-                break
-            # Newton step: a score's value moves with its partner's W through three ties only, with
-            # slope minus the probability of three ties under the equilibrium (envelope theorem)
-            N = {s: float(sum(probs[c] * out[(s, c)]["p_nobody"] for c in range(ab.N_VIRA_CLASSES)))
-                 for s in scores}
-            idx = {s: i for i, s in enumerate(scores)}
-            M = np.eye(len(scores))
-            rhs = np.zeros(len(scores))
-            for s in scores:
-                partner = (s[1], s[0])
-                M[idx[s], idx[partner]] += N[s]
-                rhs[idx[s]] = A[s] + N[s] * W[partner]
-            W.update({s: float(v) for s, v in zip(scores, np.linalg.solve(M, rhs))})
-        else:
-            raise RuntimeError(f"group {x}: no fixed point within {prm['max_fixed_point_rounds']} rounds "
-                               f"(residual {resid:.2e})")
-    finally:
-        if pool:
-            pool.shutdown()
+    out, resid = solve_scores(scores, W, decks, probs, prm, log, f"group {x}")
     final = group_dir(results, x)
     tmp = final.with_name(f".{final.name}.tmp-{uuid.uuid4().hex[:8]}")
     try:
@@ -150,6 +103,107 @@ def solve_group(x, results, params=None, log=print, capacities=ab.class_capaciti
         raise
     return {(s[0], s[1], c): {k: r[k] for k in ("value", "nash_conv", "iterations", "seconds")}
             for (s, c), r in out.items()}
+
+
+def check_params(params):
+    """``DEFAULTS`` updated by ``params`` (ValueError naming an unknown key or a bad value)."""
+    prm = dict(DEFAULTS, **(params or {}))
+    unknown = set(prm) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"unknown parameters {sorted(unknown)}; allowed {sorted(DEFAULTS)}")
+    if prm["eleven_eleven"] not in ELEVEN_ELEVEN:
+        raise ValueError(f"bad eleven_eleven {prm['eleven_eleven']!r}: allowed {ELEVEN_ELEVEN}")
+    if prm["prune"] not in PRUNE_MODES:
+        raise ValueError(f"bad prune {prm['prune']!r}: allowed {PRUNE_MODES}")
+    return prm
+
+
+def hand_utility_table(a, b, W):
+    """Mano's utility of each outcome code of the hand at (a, b): the 11-row table, or the table of a
+    hand with raises (subgames.py)."""
+    return utility_table(a, b, W) if in_row11(a, b) else raise_utility_table(a, b, W)
+
+
+def solve_scores(scores, W, decks, probs, prm, log, label):
+    """Solve scores that depend on each other (through three tied tricks) for every deck class.
+
+    Parameters
+    ----------
+    scores : list of (int, int)
+        Role-ordered scores of one group (subgames.py: (a, b) and (b, a), or one score).
+    W : dict
+        Continuation values of every score the group's hands lead to outside the group (mano's
+        match-win probability before a hand, averaged over the vira); the group's own entries are
+        iterated to a fixed point, starting from any entries given.
+    decks : dict
+        Class -> ``abstraction.deal_pairs`` of that class's unseen cards.
+    probs : float array
+        Probability of each class (indexed by the keys of ``decks``).
+    prm : dict
+        ``check_params`` output.
+    log : callable
+        One line per subgame solve and per fixed-point round.
+    label : str
+        Names the group in the log lines and errors.
+
+    Returns
+    -------
+    (dict, float)
+        Per ``(score, class)`` the record of ``_solve_one`` (value, nash_conv, exploitability,
+        iterations, seconds, cpu_seconds, max_rss_mib, prune, arrays), and the fixed-point residual.
+
+    Raises
+    ------
+    RuntimeError
+        If the fixed point is not reached within ``max_fixed_point_rounds``.
+    """
+    W = dict(W)
+    for (a, b) in scores:  # first guess: the neighbour one point up, else even
+        W.setdefault((a, b), W.get((a, min(b + 1, 11)) if a == 11 else (min(a + 1, 11), b), 0.5))
+    classes = sorted(decks)
+    accum, out = {}, {}
+    pool = (ProcessPoolExecutor(prm["workers"], mp_context=multiprocessing.get_context("fork"))
+            if prm["workers"] > 1 else None)
+    try:
+        for rnd in range(prm["max_fixed_point_rounds"]):
+            # one chain per score: its classes in turn, each warm-started from the last round's
+            # accumulators or, in the first round, from the previous class's regrets
+            jobs = [(s, decks, hand_utility_table(*s, W), prm, {c: accum.get((s, c)) for c in decks},
+                     rnd == 0) for s in scores]
+            done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
+            for chain in done:
+                for s, c, r, acc in chain:
+                    accum[(s, c)] = acc
+                    prev = out.get((s, c), {})
+                    r["seconds"] += prev.get("seconds", 0.0)
+                    r["cpu_seconds"] += prev.get("cpu_seconds", 0.0)
+                    out[(s, c)] = r
+                    log(f"{label} round {rnd} score {s[0]}-{s[1]} class {c}: value "
+                        f"{r['value']:.9f} nash_conv {r['nash_conv']:.2e} iterations "
+                        f"{r['iterations']} cpu {r['cpu_seconds']:.1f}s")
+            A = {s: float(sum(probs[c] * out[(s, c)]["value"] for c in classes)) for s in scores}
+            resid = max(abs(A[s] - W[s]) for s in scores)
+            log(f"{label} round {rnd}: W {A}, fixed-point residual {resid:.2e}")
+            if resid <= prm["fixed_point_tol"]:
+                break
+            # Newton step: a score's value moves with its partner's W through three ties only, with
+            # slope minus the probability of three ties under the equilibrium (envelope theorem)
+            N = {s: float(sum(probs[c] * out[(s, c)]["p_nobody"] for c in classes)) for s in scores}
+            idx = {s: i for i, s in enumerate(scores)}
+            M = np.eye(len(scores))
+            rhs = np.zeros(len(scores))
+            for s in scores:
+                partner = (s[1], s[0])
+                M[idx[s], idx[partner]] += N[s]
+                rhs[idx[s]] = A[s] + N[s] * W[partner]
+            W.update({s: float(v) for s, v in zip(scores, np.linalg.solve(M, rhs))})
+        else:
+            raise RuntimeError(f"{label}: no fixed point within {prm['max_fixed_point_rounds']} "
+                               f"rounds (residual {resid:.2e})")
+    finally:
+        if pool:
+            pool.shutdown()
+    return out, resid
 
 
 def transfer_regrets(src_key, src_ptr, src_regret, dst_key, dst_ptr):
@@ -185,9 +239,18 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
     the transfer triple for the next class."""
     hands, pairs, weights = deck
     t0, c0 = time.perf_counter(), time.process_time()
-    tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                           eleven=eleven_player(*s), three_ties=prm["three_ties"],
-                           blind=s == (11, 11) and prm["eleven_eleven"] == "blind")
+    prune = None
+    if in_row11(*s):
+        tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                               eleven=eleven_player(*s), three_ties=prm["three_ties"],
+                               blind=s == (11, 11) and prm["eleven_eleven"] == "blind")
+    else:  # the per-player rule only where the table certifies it (pruning.py)
+        prune = prm["prune"]
+        if prune == "player" and not player_prune_is_lossless(table, *s):
+            prune = "min"
+        tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                               three_ties=prm["three_ties"], raises=True,
+                               raise_caps=raise_caps(*s, prune))
     tree.set_utilities(table)
     warm = own
     if warm is None and neighbour is not None:
@@ -201,6 +264,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
                   iterations=res.iterations, seconds=time.perf_counter() - t0,
                   cpu_seconds=time.process_time() - c0, utility=table.tolist(),
                   n_nodes=tree.game.n_nodes, p_nobody=float(reach[tree.outcome == NOBODY].sum()),
+                  n_infosets=tree.game.n_infosets, prune=prune, raise_caps=list(tree.raise_caps),
                   max_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   arrays=dict(policy=res.strategy, infoset_ptr=tree.game.infoset_ptr,
                               infoset_key=tree.infoset_key, hands=tree.hands))

@@ -139,11 +139,13 @@ def ladder_outcome(winner, level):
 
 
 @njit
-def _build_raises(strengths, hands, pairs, probs, three_ties_mano):
+def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
+    """The raise tree; ``top[p]`` (int64[2]) is the ladder index up to which player p may raise:
+    a raise from accepted level ``l`` to ``l + 1`` is open to p only while ``l < top[p]``
+    (``N_LEVELS - 1`` both: the whole ladder; pruning.py lowers it without changing values)."""
     n_pairs = pairs.shape[0]
     n_hands = hands.shape[0]
     base = strengths.shape[0] + 1
-    top = N_LEVELS - 1
     cap = 1 + n_pairs * 64  # grown by doubling; a deal of 3 + 3 distinct types needs thousands
     (node_type, node_player, node_depth, outcome, first_child, n_child, child_prob_node,
      node_key) = _new_nodes(cap)
@@ -220,7 +222,7 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano):
                 while True:
                     mover = leader if lead < 0 else 1 - leader
                     k = _actions(hand2[mover], u[mover], acts)
-                    if k >= 2 or (level < top and (raiser < 0 or raiser == mover)):
+                    if k >= 2 or (level < top[mover] and (raiser < 0 or raiser == mover)):
                         break
                     s = acts[0]
                     code = code * base + hand2[mover, s] + 1
@@ -239,9 +241,9 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano):
                 continue
             player = pend if pend >= 0 else (leader if lead < 0 else 1 - leader)
             if pend >= 0:
-                n_act = 3 if level + 1 < top else 2  # accept, fold, raise again
+                n_act = 3 if level + 1 < top[player] else 2  # accept, fold, raise again
             else:
-                n_act = k + (1 if level < top and (raiser < 0 or raiser == player) else 0)
+                n_act = k + (1 if level < top[player] and (raiser < 0 or raiser == player) else 0)
             node_type[x] = DECISION
             node_player[x] = player
             node_key[x] = (code * N_RAISE_CODES + rcode) * (2 * n_hands) + pairs[d, player] * 2 + player
@@ -491,6 +493,10 @@ class HandTree:
         Whether the tree has the raise ladder.
     blind : bool
         Whether the cards are played blind (chance nodes).
+    strengths : int64[n_types] or None
+        Trick strength of each card type.
+    raise_caps : (int, int)
+        With raises, the ladder index up to which mano and pé may raise (``build_hand_tree``).
     """
 
     game: TabularGame
@@ -501,6 +507,8 @@ class HandTree:
     eleven: int
     raises: bool = False
     blind: bool = False
+    strengths: np.ndarray = None
+    raise_caps: tuple = (N_LEVELS - 1, N_LEVELS - 1)
 
     @property
     def outcome_points(self):
@@ -556,7 +564,7 @@ class HandTree:
 
 
 def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nobody", raises=False,
-                    blind=False):
+                    blind=False, raise_caps=None):
     """Build the tree of one hand.
 
     Parameters
@@ -578,6 +586,10 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
     blind : bool
         Play every card uniformly at random from the player's remaining cards (the 11-11 option);
         needs ``eleven=-1`` and no raises.
+    raise_caps : (int, int) or None
+        With raises: the ladder index (0..4) up to which mano and pé may raise (a raise from
+        accepted index ``l`` is open to a player while ``l`` is below their cap); ``None`` is the
+        whole ladder (4, 4). ``pruning.raise_caps`` gives the caps that keep every value.
 
     Returns
     -------
@@ -605,8 +617,13 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
             or len(weights) != len(pairs) or np.any(weights <= 0):
         raise ValueError("hands must be (H, 3), pairs (P, 2), weights (P,) positive")
     probs = weights / weights.sum()
+    if raise_caps is not None and (not raises or len(raise_caps) != 2
+                                   or not all(0 <= int(c) <= N_LEVELS - 1 for c in raise_caps)):
+        raise ValueError(f"bad raise_caps {raise_caps!r}: two ladder indices 0..{N_LEVELS - 1} "
+                         "(mano's, pé's), only with raises=True")
     if raises:
-        built = _build_raises(strengths, hands, pairs, probs, three_ties == "mano")
+        top = np.array(raise_caps if raise_caps is not None else (N_LEVELS - 1,) * 2, np.int64)
+        built = _build_raises(strengths, hands, pairs, probs, three_ties == "mano", top)
     else:
         built = _build(strengths, hands, pairs, probs, eleven, three_ties == "mano", blind)
     node_type, node_player, node_key, node_depth, outcome, first_child, n_child, prob_in = built
@@ -629,4 +646,6 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
                        child_prob=child_prob, utility=np.zeros(len(node_type)),
                        infoset_ptr=infoset_ptr, node_depth=node_depth.copy())
     return HandTree(game=game, outcome=outcome.copy(), infoset_key=iset_key.copy(), hands=hands,
-                    n_types=len(strengths), eleven=eleven, raises=bool(raises), blind=bool(blind))
+                    n_types=len(strengths), eleven=eleven, raises=bool(raises), blind=bool(blind),
+                    strengths=strengths,
+                    raise_caps=tuple(int(c) for c in top) if raises else (N_LEVELS - 1,) * 2)

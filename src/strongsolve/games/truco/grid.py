@@ -1,0 +1,278 @@
+"""The whole score grid of a Truco match by dynamic programming over the score (issue 21, item 3).
+
+A hand at role-ordered score (a, b) leads to the role-ordered score ``(b + pp, a + pm)`` of the
+next hand (roles swap, the dealer rotates, the vira is redrawn), so mano's match-win probability
+before a hand is ``W(a, b) = sum_c P(c) V(a, b, c)`` over the vira classes ``c`` (subgames.py).
+Points only grow, so the scores are solved from high to low: first the 11 row (a player at 11, no
+raises), then the scores outside it by tier of the pruned raise ladder (pruning.py: ``t1`` = min
+score 9-10, ``t2`` = 6-8, ``t3`` = 3-5, ``t4`` = 0-2); a hand never lowers the minimum score, so a
+tier only needs the tiers above it and itself. Within a tier the groups ``{(a, b), (b, a)}`` (tied
+to each other by three tied tricks, which swap the roles and score nothing) are solved by
+decreasing total a + b, each to a fixed point of its own W (``solve.solve_scores``).
+
+A deck is the full 40-card deck (nine vira classes) or a small deck of explicit cards: the vira is
+drawn uniformly from it and the other cards dealt; viras leaving the same unseen strength classes
+form one class. Layout: ``<root>/truco/grid/s<a>-<b>_v<c>.zarr`` (store.py's format), one per
+subgame, each written atomically as soon as its group is solved, so a killed job resumes at the
+first group with a missing subgame. ``root`` is the results directory for the full deck (whose 11
+row may also come from the row-11 workflow, ``truco/row11``) and ``results/truco_deck_<cards>``
+for a small deck.
+
+Run as ``python -m strongsolve.games.truco.grid tier --tier t1 ...`` (one Snakemake job per tier).
+"""
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ...store.atomic import write_text_atomic
+from . import abstraction as ab
+from . import rules as R
+from .pruning import tier as raise_tier
+from .solve import check_params, solve_scores
+from .store import read_subgame, subgame_name, subgame_path, write_subgame
+from .subgames import eleven_player, in_row11, row11_groups
+from .tree import outcome_points
+
+TIERS = ("row11", "t1", "t2", "t3", "t4")
+TIER_LOWEST_MIN = {"row11": 0, "t1": 9, "t2": 6, "t3": 3, "t4": 0}  # lowest min(a, b) of a tier
+GRID = ("truco", "grid")
+
+
+@dataclass
+class Deck:
+    """A deck: its name, the probability and unseen strength-class capacities of each vira class,
+    and its cards (None for the full deck)."""
+
+    name: str
+    probabilities: np.ndarray
+    capacities: list
+    cards: tuple = None
+
+    @property
+    def classes(self):
+        return list(range(len(self.probabilities)))
+
+
+def full_deck():
+    """The 40-card deck and its nine vira classes (abstraction.py)."""
+    return Deck("full", ab.vira_class_probabilities(),
+                [ab.class_capacities(c) for c in range(ab.N_VIRA_CLASSES)])
+
+
+def small_deck(cards):
+    """A deck of explicit cards (e.g. ``["7d", "7s", "Ad"...]``, at least 7 distinct): the vira is
+    any of them with equal probability; viras leaving equal unseen capacities share a class
+    (numbered in the order of ``cards``). ValueError on a bad card, a repeat or too few cards."""
+    parsed = [R.parse_card(c) for c in cards]
+    if len(set(parsed)) != len(parsed) or len(parsed) < 2 * R.HAND_SIZE + 1:
+        raise ValueError(f"bad deck {list(cards)}: at least {2 * R.HAND_SIZE + 1} distinct cards")
+    caps, probs = [], []
+    for v in parsed:
+        cap = ab.deck_capacities([c for c in parsed if c != v], v // R.N_SUITS)
+        for i, known in enumerate(caps):
+            if np.array_equal(known, cap):
+                probs[i] += 1.0 / len(parsed)
+                break
+        else:
+            caps.append(cap)
+            probs.append(1.0 / len(parsed))
+    name = "deck_" + "".join(R.card_text(c) for c in parsed)
+    return Deck(name, np.array(probs), caps, tuple(R.card_text(c) for c in parsed))
+
+
+def deck_from_config(value):
+    """``"full"`` or a list of card texts (config key ``truco.deck``)."""
+    return full_deck() if value in (None, "full") else small_deck(list(value))
+
+
+def deck_root(results, deck):
+    """The results root of a deck's grid: ``results`` for the full deck, a subfolder otherwise."""
+    return Path(results) if deck.name == "full" else Path(results) / f"truco_{deck.name}"
+
+
+def tier_csv(grid_dir, tier, min_score):
+    """The summary file the workflow's job for ``tier`` writes when it solves the region of scores
+    with min(a, b) >= ``min_score``: ``<grid_dir>/<tier>_min<m>.csv``, m the larger of
+    ``min_score`` and the tier's lowest minimum."""
+    return f"{grid_dir}/{tier}_min{max(min_score, TIER_LOWEST_MIN[tier])}.csv"
+
+
+def tier_inputs(grid_dir, tier, min_score, row11_summary=None):
+    """What the job of ``tier`` needs: the summary of the tier above (its scores' continuation
+    values), or, for t1 of the full deck, ``row11_summary`` (the 11 row's own jobs)."""
+    i = TIERS.index(tier)
+    if i == 0:
+        return []
+    if i == 1 and row11_summary is not None:
+        return [row11_summary]
+    return [tier_csv(grid_dir, TIERS[i - 1], min_score)]
+
+
+def grid_path(root, a, b, c):
+    return Path(root).joinpath(*GRID, subgame_name(a, b, c))
+
+
+def score_tier(a, b):
+    """The tier of a role-ordered score: ``"row11"`` or ``"t1"`` .. ``"t4"``."""
+    return "row11" if in_row11(a, b) else f"t{raise_tier(a, b)}"
+
+
+def tier_groups(name):
+    """Groups of scores of a tier in solving order (module docstring)."""
+    if name not in TIERS:
+        raise ValueError(f"bad tier {name!r}: allowed {TIERS}")
+    if name == "row11":
+        return row11_groups()
+    pairs = [(a, b) for a in range(11) for b in range(a, 11) if score_tier(a, b) == name]
+    pairs.sort(key=lambda s: (-(s[0] + s[1]), s[0]))
+    return [[(a, b)] if a == b else [(a, b), (b, a)] for a, b in pairs]
+
+
+def successors(a, b):
+    """Role-ordered scores the next hand may start at after a hand at (a, b) (every outcome code of
+    its tree; a side reaching 12 ends the match)."""
+    pts = outcome_points(eleven_player(a, b)) if in_row11(a, b) else outcome_points(raises=True)
+    return sorted({(b + int(pp), a + int(pm)) for pm, pp in pts
+                   if a + pm < R.TARGET and b + pp < R.TARGET})
+
+
+def stored_path(root, a, b, c):
+    """Where subgame (a, b, c) is stored: the grid, or for the 11 row the row-11 workflow's layout;
+    None if it is in neither."""
+    for p in (grid_path(root, a, b, c), subgame_path(root, a, b, c) if in_row11(a, b) else None):
+        if p is not None and (p / "zarr.json").exists():
+            return p
+    return None
+
+
+def row11_command(results):
+    """The command that solves the full deck's 11 row into ``results`` (the row-11 jobs)."""
+    extra = f" results={results}" if str(results) != "results" else ""
+    return f"snakemake --cores all --config games='[truco]' truco='{{solve_row11: true}}'{extra}"
+
+
+def solve_command(results, deck, min_score):
+    """The command that solves a region of the grid for this deck and results directory."""
+    truco = {"scores": {"min_score": min_score}}
+    if deck.name != "full":
+        truco["deck"] = list(deck.cards)
+    text = json.dumps(truco).replace('"', "")
+    extra = f" results={results}" if str(results) != "results" else ""
+    return f"snakemake --cores all --config games='[truco]' truco='{text}'{extra}"
+
+
+def continuation_value(root, a, b, deck, results=None):
+    """W(a, b): the stored values of (a, b) averaged over the vira classes.
+
+    Raises
+    ------
+    FileNotFoundError
+        Naming the missing subgame and the command that solves its tier.
+    """
+    total = 0.0
+    for c, p in zip(deck.classes, deck.probabilities):
+        path = stored_path(root, a, b, c)
+        if path is None:
+            where = results or root
+            cmd = (row11_command(where) if in_row11(a, b) and deck.name == "full"
+                   else solve_command(where, deck, min(a, b)))
+            raise FileNotFoundError(f"no solved subgame for score {a}-{b}, vira class {c} under "
+                                    f"{root}: solve it with {cmd}")
+        total += p * read_subgame(path, arrays=False)[0]["value"]
+    return total
+
+
+def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
+    """Solve the groups of tier ``name`` with min(a, b) >= ``min_score`` whose subgames are not all
+    stored yet, and write each subgame (value, nash_conv, exploitability, iterations, seconds,
+    cpu_seconds, max_rss_mib, the utility table and the policy).
+
+    Parameters
+    ----------
+    name : str
+        A tier of ``TIERS``.
+    results : path
+        The results directory (the deck's root is derived from it, ``deck_root``).
+    params : dict
+        Overrides of ``solve.DEFAULTS``.
+    deck : Deck or None
+        The full deck by default.
+    min_score : int
+        Lower bound of the region (config ``truco.scores.min_score``).
+    log : callable
+
+    Returns
+    -------
+    list of dict
+        One row per subgame of the tier in the region (stored before or now).
+
+    Raises
+    ------
+    FileNotFoundError
+        If a tier above this one is missing a subgame this one needs (with the command to run).
+    """
+    prm = check_params(params)
+    deck = deck or full_deck()
+    root = deck_root(results, deck)
+    decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
+    rows = []
+    for group in tier_groups(name):
+        if min(min(s) for s in group) < min_score:
+            continue
+        missing = [(s, c) for s in group for c in deck.classes if stored_path(root, *s, c) is None]
+        if missing:
+            W = {t: continuation_value(root, *t, deck, results)
+                 for s in group for t in successors(*s) if t not in group}
+            label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
+            out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label)
+            for s, c in missing:  # each subgame renamed into place on its own
+                r = out[(s, c)]
+                attrs = {k: v for k, v in r.items() if k != "arrays"}
+                attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
+                             fixed_point_residual=resid, params=prm, deck=deck.name)
+                write_subgame(grid_path(root, *s, c), r["arrays"], attrs)
+        else:
+            log(f"tier {name}: group {group} already solved")
+        for s in group:
+            for c in deck.classes:
+                attrs = read_subgame(stored_path(root, *s, c), arrays=False)[0]
+                rows.append(dict(mano=s[0], pe=s[1], vira_class=c, tier=name,
+                                 **{k: attrs.get(k, "") for k in (
+                                     "value", "nash_conv", "exploitability", "iterations",
+                                     "seconds", "cpu_seconds", "max_rss_mib", "n_nodes",
+                                     "raise_caps")}))
+    return rows
+
+
+def _csv(rows):
+    cols = ["mano", "pe", "vira_class", "tier", "value", "nash_conv", "exploitability", "iterations",
+            "seconds", "cpu_seconds", "max_rss_mib", "n_nodes", "raise_caps"]
+    fmt = lambda v: "/".join(map(str, v)) if isinstance(v, list) else str(v)
+    return "\n".join([",".join(cols)] + [",".join(fmt(r[k]) for k in cols) for r in rows]) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m strongsolve.games.truco.grid")
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("tier", help="solve one tier of the score grid (the region of min_score)")
+    t.add_argument("--tier", required=True, choices=TIERS)
+    t.add_argument("--results", required=True)
+    t.add_argument("--min-score", type=int, default=0)
+    t.add_argument("--deck", default='"full"', help='JSON: "full" or a list of cards')
+    t.add_argument("--params", default="{}", help="JSON overrides of the solver parameters")
+    t.add_argument("--out", required=True, help="CSV of the tier's subgames, written at the end")
+    args = parser.parse_args(argv)
+    deck = deck_from_config(json.loads(args.deck))
+    rows = solve_tier(args.tier, args.results, json.loads(args.params), deck, args.min_score,
+                      log=lambda m: print(m, file=sys.stderr, flush=True))
+    write_text_atomic(args.out, _csv(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""A line of play typed by a user (``"7c Kd truco accept"``), checked against the rules and mapped
+to the information set of the player to act in a solved subgame (issue 21, item 7).
+
+Tokens: a card (``7c``) is played by the player whose turn it is; ``truco`` (or ``raise``) raises
+to the next ladder value (a raise answering a raise is a counter-raise); ``accept`` accepts the
+pending raise; ``play`` is the decision of the player at 11 to play a hand of eleven. Folding ends
+the hand, so a line never holds it. Only public information is checked here (legal order, cards
+not seen twice); the acting player's own cards come from their hand.
+"""
+
+from dataclasses import dataclass, field
+
+from . import rules as R
+
+RAISE_WORDS = ("truco", "raise")
+
+
+@dataclass
+class LineState:
+    """The public state after a line, in roles (0 mano, 1 pé)."""
+
+    to_move: int
+    tokens: list  # tree tokens: strength types and "raise"/"accept" (tree.HandTree.infoset_of)
+    eleven_pending: bool  # the player at 11 has not decided yet
+    pending: bool  # the player to move answers a raise
+    level: int  # accepted ladder index
+    can_raise: bool  # the player to move may raise (or counter-raise)
+    played: tuple = field(default_factory=lambda: ([], []))  # physical cards played per role
+
+
+def replay_line(a, b, vira, line):
+    """Replay ``line`` (text) at role-ordered score (a, b) with the vira card ``vira`` (int).
+
+    Returns
+    -------
+    LineState
+
+    Raises
+    ------
+    ValueError
+        Naming the first token that breaks the rules (or an unknown token), or a line after which
+        the hand is over.
+    """
+    vr = R.card_rank(vira)
+    eleven = 0 if (a == 11 and b < 11) else 1 if (b == 11 and a < 11) else -1
+    raises_ok = a < 11 and b < 11
+    decided = eleven < 0
+    level, raiser, pend = 0, -1, -1
+    leader, lead, results = R.MANO, None, []
+    played = ([], [])
+    seen = {vira}
+    tokens = []
+    words = line.replace(",", " ").split()
+    for i, w in enumerate(words):
+        where = f"token {i + 1} ({w!r}) of line {line!r}"
+        mover = leader if lead is None else 1 - leader
+        actor = eleven if not decided else pend if pend >= 0 else mover
+        low = w.lower()
+        if not decided:
+            if low != "play":
+                raise ValueError(f"illegal {where}: the player at 11 first decides: 'play' (or fold, "
+                                 "which ends the hand)")
+            decided = True
+            continue
+        if low in RAISE_WORDS:
+            top = level + 1 if pend >= 0 else level
+            if not raises_ok or top >= len(R.LADDER) - 1 or (pend < 0 and raiser not in (-1, actor)):
+                raise ValueError(f"illegal {where}: player {'mano' if actor == 0 else 'pé'} may not "
+                                 "raise here")
+            if pend >= 0:
+                level += 1
+            pend = 1 - actor
+            tokens.append("raise")
+        elif low == "accept":
+            if pend < 0:
+                raise ValueError(f"illegal {where}: no raise to accept")
+            level += 1
+            raiser, pend = pend, -1
+            tokens.append("accept")
+        elif low in ("fold", "play"):
+            raise ValueError(f"illegal {where}: " + ("a fold ends the hand" if low == "fold"
+                                                      else "no hand of eleven to play"))
+        else:
+            card = R.parse_card(w)
+            if pend >= 0:
+                raise ValueError(f"illegal {where}: a raise is pending (accept, fold or raise)")
+            if card in seen:
+                raise ValueError(f"illegal {where}: {w} is the vira or was already played")
+            if len(played[actor]) == R.HAND_SIZE:
+                raise ValueError(f"illegal {where}: that player has no card left")
+            seen.add(card)
+            played[actor].append(card)
+            tokens.append(R.strength(card, vr))
+            if lead is None:
+                lead = card
+            else:
+                res = R.trick_result(lead, card, leader, vr)
+                results.append(res)
+                leader, lead = R.next_leader(res, leader), None
+                if R.hand_winner(results) is not None:
+                    raise ValueError(f"the hand is over after {where}: nothing to decide")
+    mover = leader if lead is None else 1 - leader
+    to_move = eleven if not decided else pend if pend >= 0 else mover
+    top = level + 1 if pend >= 0 else level
+    can = raises_ok and top < len(R.LADDER) - 1 and (pend >= 0 or raiser in (-1, to_move))
+    return LineState(to_move, tokens, not decided, pend >= 0, level, can, played)
+
+
+def check_hand(state, hand, vira):
+    """ValueError unless ``hand`` (3 card ints) can be the acting player's: it holds the cards that
+    player played, none the opponent played, not the vira."""
+    p = state.to_move
+    if vira in hand:
+        raise ValueError(f"the hand {[R.card_text(c) for c in hand]} holds the vira")
+    for c in state.played[p]:
+        if c not in hand:
+            raise ValueError(f"the line has the player to act playing {R.card_text(c)}, which is not "
+                             f"in their hand {' '.join(R.card_text(x) for x in hand)}")
+    for c in state.played[1 - p]:
+        if c in hand:
+            raise ValueError(f"the opponent played {R.card_text(c)}, which is in the hand given")
+
+
+def action_labels(state, hand, vira):
+    """Labels of the acting player's actions, in the tree's order (cards by strength, then the
+    raise; or accept, fold, raise; or play, fold for a hand of eleven), each with its cards."""
+    if state.eleven_pending:
+        return [("play", []), ("fold", [])]
+    nxt = R.LADDER[min(state.level + (2 if state.pending else 1), len(R.LADDER) - 1)]
+    if state.pending:
+        out = [("accept", []), ("fold", [])]
+    else:
+        vr = R.card_rank(vira)
+        left = [c for c in hand if c not in state.played[state.to_move]]
+        out = [("play", [R.card_text(c) for c in left if R.strength(c, vr) == t])
+               for t in sorted({R.strength(c, vr) for c in left})]
+    if state.can_raise:
+        out.append((f"raise to {nxt}", []))
+    return out
+

@@ -1,0 +1,132 @@
+"""The score grid by dynamic programming (issue 21, items 3 and 5): tiers and groups in dependency
+order, small decks, and a region of a small deck's grid solved through the real workflow and
+checked against the plain recursion of tests/naive.py (every hand with the whole raise ladder,
+solved by the sequence-form LP)."""
+
+import csv
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from strongsolve.games.truco import rules as R
+from strongsolve.games.truco.grid import (TIERS, continuation_value, deck_root, grid_path,
+                                          score_tier, small_deck, solve_command, successors,
+                                          tier_groups)
+from strongsolve.games.truco.store import read_subgame
+from strongsolve.games.truco.tree import outcome_points
+
+import naive
+
+REPO = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+DECK = ["7d", "7s", "7h", "7c", "Ad", "As", "Ah"]  # two ranks; vira 7: manilha Q, vira A: manilha 2
+
+
+def test_groups_cover_every_score_once_in_dependency_order():
+    order = [g for t in TIERS for g in tier_groups(t)]
+    flat = [s for g in order for s in g]
+    assert sorted(flat) == [(a, b) for a in range(12) for b in range(12)]
+    done = set()
+    for group in order:
+        for s in group:
+            assert score_tier(*s) in TIERS
+            for t in successors(*s):
+                assert t in done or t in group, (s, t)  # a hand leads only to solved scores
+        done.update(group)
+    assert [len(tier_groups(t)) for t in TIERS] == [12, 3, 12, 21, 30]
+
+
+def test_successors_follow_the_match_rules():
+    # a hand at 9-10 (tier t1): pé wins 1 -> pé (11) is mano next; three ties -> 10-9; 3+ ends it
+    assert successors(9, 10) == [(10, 9), (10, 10), (11, 9)]
+    # a hand of eleven at 11-4: fold gives pé 1, a played hand is worth 3
+    assert successors(11, 4) == [(4, 11), (5, 11), (7, 11)]
+
+
+def test_small_deck_classes():
+    deck = small_deck(DECK)
+    # vira 7x (4 of 7): three 7s and three As unseen; vira Ax (3 of 7): four 7s and two As
+    assert np.allclose(deck.probabilities, [4 / 7, 3 / 7])
+    seven, ace = R.strength(R.parse_card("7d"), R.RANKS.index("7")), R.strength(R.parse_card("Ad"), R.RANKS.index("7"))
+    assert deck.capacities[0][seven] == 3 and deck.capacities[0][ace] == 3 and deck.capacities[0].sum() == 6
+    assert sorted(deck.capacities[1][deck.capacities[1] > 0]) == [2, 4]
+    with pytest.raises(ValueError, match="at least 7"):
+        small_deck(DECK[:6])
+    assert solve_command("results", deck, 9) == (
+        "snakemake --cores all --config games='[truco]' truco='{scores: {min_score: 9}, deck: "
+        "[7d, 7s, 7h, 7c, Ad, As, Ah]}'")
+
+
+def workflow_copy(tmp_path):
+    for name in ("Snakefile", "config.yaml", "workflow", "profiles"):
+        src = REPO / name
+        (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
+    return tmp_path
+
+
+CONFIG = """games: [truco]
+truco:
+  deck: [7d, 7s, 7h, 7c, Ad, As, Ah]
+  scores: {min_score: 9}
+  target_nash_conv: 1.0e-9
+  check_every: 50
+  max_iterations: 2000000
+  fixed_point_tol: 1.0e-10
+  max_fixed_point_rounds: 30
+"""
+
+
+@pytest.mark.slow
+def test_workflow_solves_a_small_deck_region_like_the_plain_recursion(tmp_path):
+    wf = workflow_copy(tmp_path)
+    (wf / "small.yaml").write_text(CONFIG)
+    run = lambda: subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", "small.yaml"],
+                                 cwd=wf, capture_output=True, text=True, timeout=900)
+    proc = run()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    deck = small_deck(DECK)
+    root = deck_root(wf / "results", deck)
+    grid = root / "truco" / "grid"
+    scores = [(a, b) for a in range(9, 12) for b in range(9, 12)]
+    rows = []
+    for name in ("row11_min9.csv", "t1_min9.csv"):
+        with open(grid / name) as f:
+            rows += list(csv.DictReader(f))
+    assert sorted((int(r["mano"]), int(r["pe"]), int(r["vira_class"])) for r in rows) == \
+        sorted((a, b, c) for a, b in scores for c in (0, 1))
+    for r in rows:
+        assert float(r["nash_conv"]) <= 1e-9 and int(r["iterations"]) > 0
+        assert float(r["seconds"]) > 0 and float(r["max_rss_mib"]) > 0
+    # the DP's W against the plain recursion: each subgame's value is within its NashConv (1e-9)
+    # of the game value, and errors add up along the chain of hands (at most 5 here)
+    want = naive.truco_grid_values(DECK, 9)
+    W = {s: continuation_value(root, *s, deck) for s in scores}
+    for s in scores:
+        assert W[s] == pytest.approx(want[s], abs=5e-9), s
+    # every stored utility table is the match rule applied to the stored W of the next scores
+    for a, b in scores:
+        for c in (0, 1):
+            attrs, _ = read_subgame(grid_path(root, a, b, c), arrays=False)
+            pts = outcome_points(-1, raises=True) if max(a, b) < 11 else \
+                outcome_points(0 if (a == 11 and b < 11) else 1 if (b == 11 and a < 11) else -1)
+            for code, (pm, pp) in enumerate(pts):
+                if code == 0 and (a == 11) == (b == 11):
+                    continue  # FOLD: an outcome of a hand of eleven only
+                u = 1.0 if a + pm >= 12 else 0.0 if b + pp >= 12 else 1.0 - W[(b + pp, a + pm)]
+                assert attrs["utility"][code] == pytest.approx(u, abs=1e-9), (a, b, c, code)
+    # resume: a lost subgame and the tier summary are rebuilt; the other subgames are kept
+    lost = grid_path(root, 10, 10, 1)
+    shutil.rmtree(lost)
+    (grid / "t1_min9.csv").unlink()
+    before = {p.name: (p / "zarr.json").stat().st_mtime_ns for p in grid.glob("s*.zarr")}
+    proc = run()
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    after = {p.name: (p / "zarr.json").stat().st_mtime_ns for p in grid.glob("s*.zarr")}
+    assert after == dict(before, **{lost.name: after[lost.name]})
+    assert (grid / "t1_min9.csv").exists()
+    log = (grid / "logs" / "t1_min9.log").read_text()
+    assert "group [(9, 10), (10, 9)] already solved" in log and "group 10-10 round 0" in log

@@ -1,0 +1,39 @@
+"""Raise-tree sizes counted deal group by deal group (games/truco/sizes.py) equal the counts of the
+tree built whole, and `strongsolve truco sizes` prints them."""
+
+import json
+
+import numpy as np
+import pytest
+
+from strongsolve import cli
+from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco.rules import N_STRENGTHS
+from strongsolve.games.truco.sizes import raise_tree_sizes, solver_bytes
+from strongsolve.games.truco.tree import build_hand_tree
+from strongsolve.kernels.cfr import DECISION, TERMINAL
+
+
+@pytest.mark.parametrize("caps", [(1, 1), (2, 3), (4, 4)])
+def test_counts_equal_the_built_tree(caps):
+    cap = ab.class_capacities(3)
+    got = raise_tree_sizes(cap, caps, hands_limit=3)
+    hands, pairs, weights = ab.deal_pairs(cap)
+    keep = pairs[:, 0] < 3
+    g = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs[keep], weights[keep],
+                        raises=True, raise_caps=caps).game
+    assert got == dict(deals=int(keep.sum()), nodes=g.n_nodes,
+                       decision_nodes=int((g.node_type == DECISION).sum()),
+                       terminal_nodes=int((g.node_type == TERMINAL).sum()),
+                       infosets=g.n_infosets, action_slots=int(g.infoset_ptr[-1]))
+
+
+def test_cli_sizes(capsys):
+    assert cli.main(["truco", "sizes", "--tiers", "1", "--classes", "5", "--hands-limit", "2",
+                     "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    want = raise_tree_sizes(ab.class_capacities(5), (1, 1), hands_limit=2)
+    assert {k: row[k] for k in want} == want
+    assert row["solver_bytes"] == solver_bytes(want["nodes"], want["action_slots"], want["infosets"])
+    assert cli.main(["truco", "sizes", "--tiers", "5"]) == 2
+    assert "bad --tiers '5'" in capsys.readouterr().err

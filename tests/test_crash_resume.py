@@ -374,11 +374,13 @@ def test_stage_commands_refuse_flipped_bytes(reference, tmp_path):
     proc = stage("backward", "--ages", "100-194")  # reads the afterstates of ages 100..198
     assert proc.returncode != 0
     assert f"layer {chunk_layer}: array 'words' cannot be read" in proc.stderr
-    assert f"delete {chunk_layer} and {run_dir / 'afterstates' / 'block_000100-000194.json'}, then run" in proc.stderr
+    assert f"to rebuild it, run: `rm -rf {chunk_layer} && " in proc.stderr
+    assert f"--forcerun {run_dir / 'afterstates' / 'block_000100-000194.json'}`" in proc.stderr
     proc = stage("report")  # reads the attributes of every forward layer
     assert proc.returncode != 0
     assert f"layer {attrs_layer}" in proc.stderr
-    assert f"delete {attrs_layer} and {run_dir / 'afterstates' / 'block_000004-000098.json'}, then run" in proc.stderr
+    assert f"to rebuild it, run: `rm -rf {attrs_layer} && " in proc.stderr
+    assert f"--forcerun {run_dir / 'afterstates' / 'block_000004-000098.json'}`" in proc.stderr
     assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
 
 

@@ -26,7 +26,6 @@ from ...store.background import Background
 from ...store.layers import checksum, remove_stale_temporaries, write_layer
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
-from .run import decode_all
 
 # afterstates per parallel task: big enough that a task's set-up is negligible, small enough that
 # its expansion (48 bytes per candidate, 14 candidates per 4x3 afterstate: 12 MB) stays in the L3
@@ -162,7 +161,7 @@ def run_backward(run, ages, log=sys.stderr, **options):
             if n in done_here:
                 ids, values = done_here.pop(n)
             else:
-                ids = decode_all(run.load_index(n)[0])
+                ids = run.load_afterstates(n)[0]
                 values = run.load_values(n, ids)
             window[n] = hash_index(ids, values)
         return window[n]
@@ -170,14 +169,14 @@ def run_backward(run, ages, log=sys.stderr, **options):
     done = []
     order = sorted(ages, reverse=True)
     remove_stale_temporaries([run.values_path(n) for n in order])
-    with Background(depth=2) as io:  # the next age's index is read, and values written, meanwhile
-        index_next = io.submit(run.load_index, order[0])
+    # the next age's IDs are read and decoded, and values written, meanwhile
+    with Background(depth=2) as io:
+        ids_next = io.submit(run.load_afterstates, order[0])
         for i, n in enumerate(order):
-            seq = index_next.result()[0]
+            ids = ids_next.result()[0]
             if i + 1 < len(order):
-                index_next = io.submit(run.load_index, order[i + 1])
+                ids_next = io.submit(run.load_afterstates, order[i + 1])
             path = run.values_path(n)
-            ids = decode_all(seq)
             if path.exists():
                 values = run.load_values(n, ids)
                 status = "verified (kept)"

@@ -32,6 +32,11 @@ from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_
 # cache (issue 8: chunks of 4096 to 32768 ran within the noise of each other)
 DEFAULT_CHUNK = 1 << 14
 
+# zstd level of the value layers (issue 18, item 2; `python bench/storage.py results/2048_3x3`):
+# on 3x3, 4.145 bytes per value against 4.308 at level 1, encoding at 130-165 against 260-270 MB/s
+# on one core; byte/bit shuffles and delta filters before zstd made it larger (4.97 to 6.0)
+VALUES_ZSTD_LEVEL = 3
+
 
 def _raise_for(error, what):
     if error == OVERFLOW:
@@ -186,7 +191,7 @@ def run_backward(run, ages, log=sys.stderr, **options):
                                            indexed(n + 4), **options)
                 io.submit(write_layer, path, {"values": values},
                           dict(run.params(), age=n, num_afterstates=int(ids.size),
-                               afterstates_checksum=checksum(ids)))
+                               afterstates_checksum=checksum(ids)), zstd_level=VALUES_ZSTD_LEVEL)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
             done_here.pop(n + 4, None)

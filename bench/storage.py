@@ -11,6 +11,9 @@ numcodecs filters and compressors; each is decoded and compared bit for bit with
 ``store.layers.write_layer`` writes). Sizes exclude the zarr metadata and the 4-byte CRC32C per chunk,
 the same for every candidate; ``value_bytes_on_disk`` counts everything.
 
+Policy (item 3): bits per state of the optimal-play store, measured when ``policy/`` holds every
+age, and from the state counts by the fuse's layout in any case (a forward-only run too).
+
 Usage::
 
     python bench/storage.py RUN_DIR [--max-age N] [--codecs zstd1,shuffle-zstd1,...] [--json]
@@ -28,8 +31,9 @@ import numcodecs
 import numpy as np
 
 from strongsolve.codecs.eliasfano import EliasFanoBuilder
+from strongsolve.games.g2048.policy import fuse_layout, policy_path
 from strongsolve.games.g2048.solution import open_run
-from strongsolve.store.layers import CHUNK, layer_bytes
+from strongsolve.store.layers import CHUNK, layer_bytes, read_attrs, read_layer
 
 
 class BitsView:
@@ -157,7 +161,28 @@ def measure(run_dir, max_age=None, codec_names=None):
                 "bytes": size, "bytes_per_value": size / n_values, "lossless": bool(lossless),
                 "encode_mb_per_s": 8 * n_values / 1e6 / max(enc, 1e-9),
                 "decode_mb_per_s": 8 * n_values / 1e6 / max(dec, 1e-9)}
+    doc["policy"] = policy_sizes(run, ages)
     doc["per_age"] = id_rows
+    return doc
+
+
+def policy_sizes(run, ages):
+    """Bits of the optimal-play store (issue 18, item 3) per state: measured on the ``policy/``
+    layers when they exist, and by layout from the forward layers' state counts (the fuse of ``k``
+    non-terminal states takes ``ceil(fuse_layout(k)[2] / 4)`` bytes, what ``build_fuse`` writes)."""
+    states = sum(read_attrs(run.afterstate_path(n))["num_states"] for n in ages)
+    live = [read_attrs(run.afterstate_path(n)) for n in ages]
+    live = [a["num_states"] - a["num_terminal"] for a in live]
+    by_layout = sum(-(-fuse_layout(k)[2] // 4) for k in live)
+    doc = {"states": states, "non_terminal_states": sum(live), "bytes_by_layout": by_layout,
+           "bits_per_state_by_layout": 8 * by_layout / max(states, 1),
+           "bits_per_non_terminal_state_by_layout": 8 * by_layout / max(sum(live), 1)}
+    if ages and all(policy_path(run, n).is_dir() for n in ages):
+        stored = sum(read_attrs(policy_path(run, n))["array_length"] for n in ages)
+        measured = sum(read_layer(policy_path(run, n))[0]["slots"].nbytes for n in ages)
+        doc.update(bytes=measured, slots=stored, bits_per_state=8 * measured / max(states, 1),
+                   bits_per_non_terminal_state=8 * measured / max(sum(live), 1),
+                   bytes_on_disk=sum(layer_bytes(policy_path(run, n)) for n in ages))
     return doc
 
 
@@ -185,6 +210,9 @@ def main(argv=None):
     print(f"{doc['run']}: {doc['afterstates']} afterstates in {doc['ages']} ages (format "
           f"{doc['formats']}): stored {i['stored_bits_per_afterstate']:.2f} bits/ID, raw "
           f"{i['raw_bits_per_afterstate']:.2f}, on disk {i['bytes_on_disk_per_afterstate'] * 8:.2f}")
+    p = doc["policy"]
+    print(f"  policy: {p['bits_per_state_by_layout']:.3f} bits/state by layout"
+          + (f", {p['bits_per_state']:.3f} stored" if "bits_per_state" in p else ""))
     for name, c in doc.get("values", {}).get("codecs", {}).items():
         print(f"  values {name:<24} {c['bytes_per_value']:.3f} B/value  lossless {c['lossless']}  "
               f"encode {c['encode_mb_per_s']:.0f} MB/s  decode {c['decode_mb_per_s']:.0f} MB/s")

@@ -6,6 +6,7 @@ naive solver) on every 2x4 state. A chosen move is right when its reward plus it
 value is the state's value.
 """
 
+import json
 import os
 import shutil
 
@@ -13,10 +14,11 @@ import numpy as np
 import pytest
 
 import naive
+from strongsolve.cli import main
 from strongsolve.games.g2048 import pipeline
 from strongsolve.games.g2048.backward import state_values
-from strongsolve.games.g2048.board import canonicalize, encode, moves
-from strongsolve.games.g2048.play import play
+from strongsolve.games.g2048.board import canonicalize, encode
+from strongsolve.games.g2048.play import _apply_moves, play
 from strongsolve.games.g2048.policy import (
     PolicyStore,
     build_fuse,
@@ -107,34 +109,65 @@ def test_play_with_the_policy_store_brackets_the_exact_score(policy_2x3):
     assert lo - width < result.expected_score < hi + width
 
 
+def check_against_full_solution(run, ages):
+    """Every non-terminal state of ``ages``: the store's move has reward + afterstate value equal,
+    bit for bit, to the state's value from the full solution (``state_values``, the same sums).
+    Returns the number of states checked."""
+    store = PolicyStore(run)
+    rows, cols, line_result, line_reward, sym = run.tables.kernel_args()
+    empty = np.empty(0, np.uint64)
+    ids_of = {}
+
+    def ids(n):
+        if n not in ids_of:
+            ids_of[n] = run.load_afterstates(n)[0] if 4 <= n <= run.last_age else empty
+        return ids_of[n]
+
+    checked = 0
+    for n in ages:
+        layer, values = ids(n), run.load_values(n, ids(n))
+        states = states_of_age(run, n, ids(n - 2), ids(n - 4))
+        best_value, best = state_values(states, run.tables, 0, layer, values)
+        live = best >= 0
+        positions = store.best_positions(states[live], n)
+        assert positions.min(initial=0) >= 0
+        after, reward = _apply_moves(states[live], positions, rows, cols, line_result, line_reward,
+                                     sym)
+        canonicalize(after, rows, cols, sym)
+        at = np.minimum(np.searchsorted(layer, after), layer.size - 1)
+        assert np.array_equal(layer[at], after)
+        assert np.array_equal(reward + values[at], best_value[live])
+        checked += int(live.sum())
+    return checked
+
+
 @pytest.mark.slow
 def test_every_2x4_state_gets_the_full_solutions_value(tmp_path):
     run = Run(tmp_path / "run", 2, 4)
     with open(os.devnull, "w") as log:
         pipeline.solve(run.directory, 2, 4, log=log)
         run_policy(run, log=log)
-    store = PolicyStore(run)
-    rows, cols, line_result, line_reward, sym = run.tables.kernel_args()
-    empty = np.empty(0, np.uint64)
-    ids_of = {n: run.load_afterstates(n)[0] for n in run.ages()}
-    after = np.empty(4, np.uint64)
-    rewards = np.empty(4, np.int64)
-    checked = 0
-    for n in run.ages():
-        ids = ids_of[n]
-        values = run.load_values(n, ids)
-        states = states_of_age(run, n, ids_of.get(n - 2, empty), ids_of.get(n - 4, empty))
-        best_value, best = state_values(states, run.tables, 0, ids, values)
-        live = best >= 0
-        chosen = np.empty(int(live.sum()), np.uint64)
-        reward = np.empty(chosen.size, np.float64)
-        for k, (s, p) in enumerate(zip(states[live], store.best_positions(states[live], n))):
-            moves(s, rows, cols, line_result, line_reward, sym, after, rewards)
-            d = [d for d in range(4) if after[d] != s][p]
-            chosen[k], reward[k] = after[d], rewards[d]
-        canonicalize(chosen, rows, cols, sym)
-        at = np.searchsorted(ids, chosen)
-        assert np.array_equal(ids[at], chosen)
-        assert np.array_equal(reward + values[at], best_value[live])  # the same sum, bit for bit
-        checked += chosen.size
+    checked = check_against_full_solution(run, run.ages())
     assert checked == sum(read_attrs(policy_path(run, n))["num_states"] for n in run.ages())
+
+
+@pytest.mark.slow
+def test_a_million_3x3_states_get_the_full_solutions_value(tmp_path):
+    run = Run(tmp_path / "run", 3, 3)
+    with open(os.devnull, "w") as log:
+        pipeline.solve(run.directory, 3, 3, log=log)
+        ages = run.ages()[200::40]  # 21 ages spread over the game, about 1.2e6 states
+        run_policy(run, ages, log=log)
+    assert check_against_full_solution(run, ages) >= 1_000_000
+
+
+def test_the_policy_and_play_commands(solved, tmp_path, capsys):
+    directory = tmp_path / "run"
+    shutil.copytree(solved(2, 3), directory)
+    assert main(["2048", "policy", str(directory)]) == 0
+    assert read_attrs(directory / "policy" / "age_000040.zarr")["policy_format"] == 1
+    capsys.readouterr()
+    assert main(["2048", "play", str(directory), "--policy", "--games", "2000", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    lo, hi = doc["ci95"]
+    assert lo - (hi - lo) < doc["expected_score"] < hi + (hi - lo)

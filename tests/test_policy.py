@@ -156,7 +156,7 @@ def test_a_million_3x3_states_get_the_full_solutions_value(tmp_path):
     run = Run(tmp_path / "run", 3, 3)
     with open(os.devnull, "w") as log:
         pipeline.solve(run.directory, 3, 3, log=log)
-        ages = run.ages()[200::40]  # 21 ages spread over the game, about 1.2e6 states
+        ages = run.ages()[150::25]  # 35 ages spread over the game, over 1e6 states
         run_policy(run, ages, log=log)
     assert check_against_full_solution(run, ages) >= 1_000_000
 
@@ -164,7 +164,7 @@ def test_a_million_3x3_states_get_the_full_solutions_value(tmp_path):
 def test_the_policy_and_play_commands(solved, tmp_path, capsys):
     directory = tmp_path / "run"
     shutil.copytree(solved(2, 3), directory)
-    assert main(["2048", "policy", str(directory)]) == 0
+    assert main(["2048", "policy", str(directory), "--rows", "2", "--cols", "3"]) == 0
     assert read_attrs(directory / "policy" / "age_000040.zarr")["policy_format"] == 1
     capsys.readouterr()
     assert main(["2048", "play", str(directory), "--policy", "--games", "2000", "--json"]) == 0

@@ -132,9 +132,9 @@ def _play(args):
 
 def _policy(args):
     from ..games.g2048.policy import run_policy
-    from ..games.g2048.solution import open_run
 
-    run_policy(open_run(args.run_dir))
+    run = _run(args)
+    run_policy(run, _ages(args.ages) if args.ages else run.ages())
 
 
 def _plots(args):
@@ -179,8 +179,9 @@ def register(subparsers):
                    help="take the moves from RUN_DIR/policy/ (written by `strongsolve 2048 policy`)")
     q.set_defaults(handler=_play)
     q = sub.add_parser("policy", help="optimal-play store: the best move of every state, 2.1-2.5 "
-                                      "bits per state, into RUN_DIR/policy/")
-    q.add_argument("run_dir", help="solved run directory, e.g. results/2048_3x3")
+                                      "bits per state, into RUN_DIR/policy/ (the g2048_policy rule)")
+    _add_run_args(q)
+    q.add_argument("--ages", default=None, help="block of ages FIRST-LAST (default: every age)")
     q.set_defaults(handler=_policy)
     q = sub.add_parser("plots", help="plots per age into RUN_DIR/plots/ (the g2048_plots rule runs it)")
     q.add_argument("run_dir", help="run directory, e.g. results/2048_3x3")

@@ -154,6 +154,10 @@ def measure(run_dir, max_age=None, codec_names=None):
         doc["values"] = {"count": n_values, "value_bytes_on_disk": value_disk,
                          "bytes_on_disk_per_value": value_disk / n_values,
                          "distinct_fraction": float(np.unique(np.concatenate(values)).size / n_values),
+                         "distinct_per_layer_fraction": sum(np.unique(v).size for v in values) / n_values,
+                         "zero_fraction": sum(int((v == 0).sum()) for v in values) / n_values,
+                         "equal_previous_fraction": sum(int((v[1:] == v[:-1]).sum())
+                                                        for v in values) / n_values,
                          "codecs": {}}
         for name in codec_names or CODECS:
             size, enc, dec, lossless = measure_codec(CODECS[name], values)

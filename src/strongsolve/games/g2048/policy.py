@@ -2,8 +2,8 @@
 (issue 18, item 3).
 
 For every age ``n`` the states of the forward pass (start states, spawns of a 2 into the
-afterstates of ``n - 2`` and of a 4 into those of ``n - 4``; canonical, sorted) get the rank of their
-best move among their legal moves in direction order (``0..3``, as :func:`backward.state_values`
+afterstates of ``n - 2`` and of a 4 into those of ``n - 4``; canonical, sorted) get the rank of
+their best move among their legal moves in direction order (``0..3``, as :func:`backward.state_values`
 chooses it: the first best). A **binary fuse retrieval** (the 3-wise binary fuse construction of
 Graf & Lemire 2022, "Binary Fuse Filters: Fast and Smaller Than Xor Filters", with 2-bit values
 instead of fingerprints) stores these ranks: an array ``B`` of ``L ~ 1.125 n`` 2-bit slots such
@@ -12,8 +12,8 @@ a seeded hash of the state ID. So about ``2 * 1.125 = 2.25`` bits per state, and
 stored.
 
 As for any retrieval structure, a board outside the reachable set gets an arbitrary (but legal)
-answer: :class:`PolicyStore` cannot tell it apart. Callers that hold the afterstate layers check
-reachability first (:meth:`solution.Solution.moves`).
+answer: :class:`PolicyStore` cannot tell it apart and does not check. A caller that holds the
+afterstate layers can check reachability first (:meth:`solution.Solution.moves` does).
 
 A query board ``b`` need not be canonical: the rank is that of its canonical board ``c``; the
 chosen move of ``c`` gives a canonical afterstate and reward, and ``b`` plays its first legal move
@@ -56,7 +56,7 @@ def fuse_layout(n):
     (the sizing of the reference implementation, binary_fuse8_allocate, arity 3)."""
     if n == 0:
         return 1, 0, 0
-    seg_len = 4 if n <= 1 else min(1 << int(math.floor(math.log(n) / math.log(3.33) + 2.25)), 1 << 18)
+    seg_len = 4 if n <= 1 else min(1 << int(math.log(n) / math.log(3.33) + 2.25), 1 << 18)
     factor = 0.0 if n <= 1 else max(1.125, 0.875 + 0.25 * math.log(1e6) / math.log(n))
     capacity = round(n * factor) if n > 1 else 0
     segments = (capacity + seg_len - 1) // seg_len - 2
@@ -242,10 +242,11 @@ def run_policy(run, ages=None, log=sys.stderr):
         live = best >= 0
         packed, params = build_fuse(states[live], best[live].astype(np.uint8))
         write_layer(path, {"slots": packed},
-                    dict(run.params(), age=n, num_states=int(live.sum()), policy_format=POLICY_FORMAT,
-                         **params))
+                    dict(run.params(), age=n, num_states=int(live.sum()),
+                         policy_format=POLICY_FORMAT, **params))
         done.append({"age": n, "num_states": int(live.sum()), "bytes": int(packed.nbytes)})
-        print(f"policy age {n}: {int(live.sum())} states, {packed.nbytes} bytes", file=log, flush=True)
+        print(f"policy age {n}: {int(live.sum())} states, {packed.nbytes} bytes", file=log,
+              flush=True)
     write_json_atomic(run.directory / "policy" / f"block_{ages[0]:06d}-{ages[-1]:06d}.json",
                       {"stage": "policy", **run.params(), "ages": done,
                        "seconds": round(time.perf_counter() - t0, 3)})
@@ -270,7 +271,9 @@ def _best_positions(boards, packed, seed, seg_len, seg_count_len, rows, cols, li
         if legal == 0:
             continue
         c = canonical_id(b, rows, cols, sym)
-        rank = np.int64(_retrieve(packed, c, seed, seg_len, seg_count_len)) if packed.shape[0] else 0
+        rank = 0
+        if packed.shape[0]:
+            rank = np.int64(_retrieve(packed, c, seed, seg_len, seg_count_len))
         moves(c, rows, cols, line_result, line_reward, sym, after_c, reward_c)
         rank %= legal  # the same number of legal moves: c is b up to symmetry
         target = np.uint64(0)

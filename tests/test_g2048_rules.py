@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from numba import njit
 
 import naive
+from strongsolve.codecs.eliasfano import EliasFanoBuilder
 from strongsolve.games.g2048 import board as fast
 from strongsolve.games.g2048.expand import has_tile, layer_index_of_increasing
-from strongsolve.games.g2048.run import encode_afterstates
 
 # Fixed lines from tests/cases.json "2048_moves" (source: the 2048 rules as implemented by
 # the original game and the 4x3 solution of Kaneko & Yamashita 2025).
@@ -278,4 +278,7 @@ def test_layer_look_ups_match_searchsorted(queries):
     hit = (rank < layer.size) & (layer[np.minimum(rank, layer.size - 1)] == xs)
     expected = np.where(hit, rank, -1)
     np.testing.assert_array_equal(look_up(layer, xs), expected)
-    np.testing.assert_array_equal(look_up(encode_afterstates(layer)[0].arrays, xs), expected)
+    builder = EliasFanoBuilder(layer.size, int(layer[-1]) + 1)
+    builder.extend(layer)
+    np.testing.assert_array_equal(look_up(builder.build().arrays, xs), expected)
+    # compact-coded layers (the stored form, issue 18): tests/test_afterstate_code.py

@@ -97,6 +97,13 @@ def forward_inputs(wildcards):
     return [f"{G2048_DIR}/afterstates/block_{n}.json" for n in sorted(needed)]
 
 
+def policy_inputs(wildcards):
+    """This block's manifests (its afterstates and values) and those of the blocks holding ages
+    first - 2 and first - 4 (the states of an age are spawns into them)."""
+    return [f"{G2048_DIR}/{stage}/block_{wildcards.first}-{wildcards.last}.json"
+            for stage in ("afterstates", "values")] + forward_inputs(wildcards)
+
+
 def backward_inputs(wildcards):
     """This block's forward manifest, and the manifests of the blocks holding ages last + 2 and last + 4
     (forward and values: the three-layer window)."""

@@ -72,6 +72,34 @@ rule g2048_backward:
         )
 
 
+# Optimal-play store (issue 18): not a default target; `snakemake --cores all g2048_policy_all`
+rule g2048_policy:
+    input:
+        policy_inputs,
+    output:
+        f"{G2048_DIR}/policy/block_{{first}}-{{last}}.json",
+    log:
+        f"{G2048_DIR}/logs/policy_{{first}}-{{last}}.log",
+    wildcard_constraints:
+        first=r"\d{6}",
+        last=r"\d{6}",
+    threads: G["threads"]
+    resources:
+        mem_mb=G["mem_mb"],
+    params:
+        run=G2048_ARGS,
+    conda:
+        "../envs/strongsolve.yaml"
+    shell:
+        logged("env STRONGSOLVE_THREADS={threads} strongsolve 2048 policy {params.run} "
+               "--ages {wildcards.first}-{wildcards.last}")
+
+
+rule g2048_policy_all:
+    input:
+        [f"{G2048_DIR}/policy/block_{block_name(b)}.json" for b in G2048_BLOCKS] if G2048_SOLVED else [],
+
+
 G2048_STAGE = "values" if G2048_SOLVED else "afterstates"
 G2048_OUTPUTS = [f"{G2048_DIR}/summary.csv"] + ([f"{G2048_DIR}/solution.json"] if G2048_SOLVED else [])
 

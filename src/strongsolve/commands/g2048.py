@@ -122,7 +122,11 @@ def _play(args):
     from ..games.g2048.solution import Solution
 
     sol = Solution(args.run_dir)
-    result = play(sol, args.games, args.seed, progress=not args.json)
+    policy = None
+    if args.policy:
+        from ..games.g2048.policy import PolicyStore
+        policy = PolicyStore(sol.run)
+    result = play(sol, args.games, args.seed, progress=not args.json, policy=policy)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return
@@ -131,7 +135,7 @@ def _play(args):
     what = "score" if sol.objective == "score" else f"fraction reaching {sol.target_tile}"
     inside = "inside" if lo <= result.expected_score <= hi else "OUTSIDE"
     print(f"{sol.run.directory.name}: {result.games} games from random starts, seed {result.seed}, "
-          "optimal policy")
+          "optimal policy" + (" (from the policy store)" if args.policy else ""))
     print(f"mean {what} {f(result.mean_score)}, 95% interval [{f(lo)}, {f(hi)}]")
     print(f"exact expected {'score' if sol.objective == 'score' else 'P(reach)'} "
           f"{f(result.expected_score)} ({inside} the interval)")
@@ -139,6 +143,13 @@ def _play(args):
         print(f"mean merge points {result.mean_points:.2f}")
     print("largest tile: " + ", ".join(f"{t}: {c} ({100 * c / result.games:.2f}%)"
                                        for t, c in result.largest_tile.items()))
+
+
+def _policy(args):
+    from ..games.g2048.policy import run_policy
+
+    run = _run(args)
+    run_policy(run, _ages(args.ages) if args.ages else run.ages())
 
 
 def _plots(args):
@@ -179,7 +190,14 @@ def register(subparsers):
     q.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
     q.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
+    q.add_argument("--policy", action="store_true",
+                   help="take the moves from RUN_DIR/policy/ (written by `strongsolve 2048 policy`)")
     q.set_defaults(handler=_play)
+    q = sub.add_parser("policy", help="optimal-play store: the best move of every state, 2.1-2.5 "
+                                      "bits per state, into RUN_DIR/policy/ (the g2048_policy rule)")
+    _add_run_args(q)
+    q.add_argument("--ages", default=None, help="block of ages FIRST-LAST (default: every age)")
+    q.set_defaults(handler=_policy)
     q = sub.add_parser("plots", help="plots per age into RUN_DIR/plots/ (the g2048_plots rule runs it)")
     q.add_argument("run_dir", help="run directory, e.g. results/2048_3x3")
     q.set_defaults(handler=_plots)

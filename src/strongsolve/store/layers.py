@@ -119,7 +119,7 @@ def _rebuild_hint(path):
     return f"to rebuild it, run: `{repair_command(path)}`"
 
 
-def write_layer(path, arrays, attrs):
+def write_layer(path, arrays, attrs, zstd_level=1):
     """Write a layer atomically.
 
     Parameters
@@ -129,6 +129,9 @@ def write_layer(path, arrays, attrs):
     arrays : dict of str -> 1-d numpy array
     attrs : dict
         JSON-able attributes stored with the layer.
+    zstd_level : int
+        Compression level of the arrays' zstd codec (recorded in ``zarr.json``, so a reader needs
+        no setting): 1, the fastest, by default; value layers use 3 (issue 18).
 
     Raises
     ------
@@ -151,7 +154,8 @@ def write_layer(path, arrays, attrs):
         meta = {name: {"length": int(a.shape[0]), "dtype": a.dtype.str, "checksum": checksum(a)}
                 for name, a in arrays.items()}
         attrs = dict(attrs, format=FORMAT, arrays=meta, complete=True)
-        sync(_write_group(tmp, arrays, dict(attrs, attrs_checksum=attrs_checksum(attrs))))
+        sync(_write_group(tmp, arrays, dict(attrs, attrs_checksum=attrs_checksum(attrs)),
+                          zstd_level))
         _fsync_tree(tmp)
         os.rename(tmp, path)
         fsync_dir(path.parent)
@@ -163,14 +167,14 @@ def write_layer(path, arrays, attrs):
         raise
 
 
-async def _write_group(path, arrays, attrs):
+async def _write_group(path, arrays, attrs, zstd_level):
     group = await zarr_async.open_group(store=str(path), mode="w-", zarr_format=3)
 
     async def write_array(name, a):
         z = await group.create_array(name, shape=a.shape, dtype=a.dtype,
                                      chunks=(max(1, min(CHUNK, a.shape[0])),),
                                      serializer=BytesCodec(),
-                                     compressors=[ZstdCodec(level=1), Crc32cCodec()])
+                                     compressors=[ZstdCodec(level=zstd_level), Crc32cCodec()])
         if a.size:
             await z.setitem(slice(None), a)
 

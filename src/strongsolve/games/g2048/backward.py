@@ -27,13 +27,17 @@ from ...store.layers import checksum, remove_stale_temporaries, write_layer
 from ...store.lock import holding_run_lock
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
-from .run import decode_all
 from .spawn import spawn_probabilities
 
 # afterstates per parallel task: big enough that a task's set-up is negligible, small enough that
 # its expansion (48 bytes per candidate, 14 candidates per 4x3 afterstate: 12 MB) stays in the L3
 # cache (issue 8: chunks of 4096 to 32768 ran within the noise of each other)
 DEFAULT_CHUNK = 1 << 14
+
+# zstd level of the value layers (issue 18, item 2; `python bench/storage.py results/2048_3x3`):
+# on 3x3, 4.145 bytes per value against 4.308 at level 1, encoding at 130-165 against 260-270 MB/s
+# on one core; byte/bit shuffles and delta filters before zstd made it larger (4.97 to 6.0)
+VALUES_ZSTD_LEVEL = 3
 
 
 def _raise_for(error, what):
@@ -168,7 +172,7 @@ def run_backward(run, ages, log=sys.stderr, **options):
             if n in done_here:
                 ids, values = done_here.pop(n)
             else:
-                ids = decode_all(run.load_index(n)[0])
+                ids = run.load_afterstates(n)[0]
                 values = run.load_values(n, ids)
             window[n] = hash_index(ids, values)
         return window[n]
@@ -176,14 +180,14 @@ def run_backward(run, ages, log=sys.stderr, **options):
     done = []
     order = sorted(ages, reverse=True)
     remove_stale_temporaries([run.values_path(n) for n in order])
-    with Background(depth=2) as io:  # the next age's index is read, and values written, meanwhile
-        index_next = io.submit(run.load_index, order[0])
+    # the next age's IDs are read and decoded, and values written, meanwhile
+    with Background(depth=2) as io:
+        ids_next = io.submit(run.load_afterstates, order[0])
         for i, n in enumerate(order):
-            seq = index_next.result()[0]
+            ids = ids_next.result()[0]
             if i + 1 < len(order):
-                index_next = io.submit(run.load_index, order[i + 1])
+                ids_next = io.submit(run.load_afterstates, order[i + 1])
             path = run.values_path(n)
-            ids = decode_all(seq)
             if path.exists():
                 values = run.load_values(n, ids)
                 status = "verified (kept)"
@@ -193,7 +197,7 @@ def run_backward(run, ages, log=sys.stderr, **options):
                                            indexed(n + 4), **options)
                 io.submit(write_layer, path, {"values": values},
                           dict(run.params(), age=n, num_afterstates=int(ids.size),
-                               afterstates_checksum=checksum(ids)))
+                               afterstates_checksum=checksum(ids)), zstd_level=VALUES_ZSTD_LEVEL)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
             done_here.pop(n + 4, None)

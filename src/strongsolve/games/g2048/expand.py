@@ -19,6 +19,7 @@ from ...codecs.eliasfano import ef_index_of_increasing
 from ...kernels.hashindex import lookup_into
 from ...kernels.options import njit
 from ...kernels.sort import distinct_index, radix_argsort
+from .afterstate_code import CompactLayer, compact_index_of_increasing
 from .board import (MAX_LINES, base_moves, canonical_id, canonicalize, count_empty, empty_cells,
                     moves, moves_after_spawn)
 
@@ -131,19 +132,29 @@ def move_successors(states, rows, cols, line_result, line_reward, sym, target_ex
 
 
 def layer_size(layer):
-    """Number of IDs in an afterstate layer (sorted array or Elias-Fano coded)."""
-    return layer.shape[0] if isinstance(layer, np.ndarray) else layer.n
+    """Number of IDs in an afterstate layer: a sorted array, an Elias-Fano code of the raw IDs
+    (``EFArrays``) or of the compact IDs (``afterstate_code.CompactLayer``)."""
+    if isinstance(layer, np.ndarray):
+        return layer.shape[0]
+    return layer.ef.n if isinstance(layer, CompactLayer) else layer.n
 
 
 def layer_index_of_increasing(layer, xs, out):
-    """``out[t]`` = index of ``xs[t]`` in ``layer`` or -1, for non-decreasing ``xs`` (one forward
-    pass: galloping on a sorted array, a cursor on an Elias-Fano code)."""
+    """``out[t]`` = index of board ID ``xs[t]`` in ``layer`` (as :func:`layer_size`) or -1, for
+    non-decreasing ``xs`` (one forward pass: galloping on a sorted array, a cursor on an Elias-Fano
+    code; a compact code gets the queries coded the same way)."""
     if isinstance(layer, np.ndarray):
         i = np.searchsorted(layer, xs)
         hit = (i < layer.shape[0]) & (layer[np.minimum(i, layer.shape[0] - 1)] == xs)
         out[:] = np.where(hit, i, -1)
+    elif isinstance(layer, CompactLayer):
+        compact_index_of_increasing(layer, xs, out)
     else:
         ef_index_of_increasing(layer, xs, out)
+
+
+def _is_compact(layer_type):
+    return getattr(layer_type, "instance_class", None) is CompactLayer
 
 
 @overload(layer_index_of_increasing, jit_options=dict(cache=True))
@@ -170,6 +181,8 @@ def _layer_index_of_increasing(layer, xs, out):
                 i = lo
                 out[t] = i if i < n and layer[i] == x else -1
         return sorted_array
+    if _is_compact(layer):
+        return lambda layer, xs, out: compact_index_of_increasing(layer, xs, out)
     return lambda layer, xs, out: ef_index_of_increasing(layer, xs, out)
 
 
@@ -177,6 +190,8 @@ def _layer_index_of_increasing(layer, xs, out):
 def _layer_size(layer):
     if isinstance(layer, types.Array):
         return lambda layer: layer.shape[0]
+    if _is_compact(layer):
+        return lambda layer: layer.ef.n
     return lambda layer: layer.n
 
 
@@ -358,7 +373,8 @@ def expand_states(states, rows, cols, line_result, line_reward, sym, target_exp,
     """CSR expansion of states (no chance: one outcome of probability 1 each) whose moves lead into
     the sorted afterstate ``layer`` of the same age. Used for start states and single queries.
 
-    ``layer`` is a sorted uint64 array or an Elias-Fano coded layer (read from disk).
+    ``layer`` is a sorted uint64 array or a stored layer's ``AfterstateLayer.arrays`` (read from
+    disk, either format).
 
     Returns
     -------

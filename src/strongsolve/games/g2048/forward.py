@@ -225,7 +225,7 @@ def run_forward(run, ages, log=sys.stderr, **options):
                 window[n] = ids
                 status = "verified (kept)"
             elif nothing_made_at(n, run.rows, run.cols, run.p2, layer_ids(n - 2), layer_ids(n - 4)):
-                _, arrays, code_attrs = encode_afterstates(np.empty(0, np.uint64))
+                _, arrays, code_attrs = encode_afterstates(np.empty(0, np.uint64), run.rows, run.cols, n)
                 attrs = dict(run.params(), age=n, num_states=0, num_terminal=0, num_afterstates=0,
                              **code_attrs)
                 io.submit(write_layer, path, arrays, attrs)
@@ -238,7 +238,7 @@ def run_forward(run, ages, log=sys.stderr, **options):
                 layer = expand_layer(n, run.tables, run.p2, run.target_exp, layer_ids(n - 2),
                                      layer_ids(n - 4), spill_dir=spill_dir, **options)
                 shutil.rmtree(spill_dir, ignore_errors=True)
-                _, arrays, code_attrs = encode_afterstates(layer.afterstates)
+                _, arrays, code_attrs = encode_afterstates(layer.afterstates, run.rows, run.cols, n)
                 attrs = dict(run.params(), age=n, num_states=layer.num_states,
                              num_terminal=layer.num_terminal,
                              num_afterstates=int(layer.afterstates.size), **code_attrs)

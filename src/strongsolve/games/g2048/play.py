@@ -139,7 +139,7 @@ class PlayResult:
         return d
 
 
-def play(solution, games, seed, progress=False):
+def play(solution, games, seed, progress=False, policy=None):
     """Play ``games`` games from random starts with the solved policy.
 
     Parameters
@@ -152,6 +152,8 @@ def play(solution, games, seed, progress=False):
         Seed of the ``numpy.random.Generator`` (>= 0).
     progress : bool
         Show a tqdm bar of finished games (on a terminal only).
+    policy : policy.PolicyStore, optional
+        Take each move from this optimal-play store (issue 18) instead of the value layers.
 
     Returns
     -------
@@ -190,8 +192,11 @@ def play(solution, games, seed, progress=False):
                 if done.all():
                     break
                 continue
-            ids, values = solution.layer(n)
-            _, best = state_values(boards[at], tables, run.target_exp, ids, values)
+            if policy is not None:
+                best = policy.best_positions(boards[at], n)
+            else:
+                ids, values = solution.layer(n)
+                _, best = state_values(boards[at], tables, run.target_exp, ids, values)
             after, reward = _apply_moves(boards[at], best, rows, cols, line_result, line_reward, sym)
             points[at] += reward
             end = best < 0

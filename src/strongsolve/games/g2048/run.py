@@ -24,43 +24,40 @@ from pathlib import Path
 
 import numpy as np
 
-from ...codecs.eliasfano import EliasFano, EliasFanoBuilder
 from ...store.errors import CorruptLayerError
 from ...store.layers import checksum, read_attrs, read_layer, repair_command
+from .afterstate_code import encode_layer, from_stored
 from .board import check_shape, last_age, tables
 from .targets import check_target
 
 DEFAULT_P2 = 0.9
 
 
-def encode_afterstates(ids):
-    """Elias-Fano code of a sorted unique afterstate layer (issue 3).
-
-    The universe is the largest ID + 1 (the tightest bound the layer allows; 1 when empty).
+def encode_afterstates(ids, rows, cols, age):
+    """Stored code of a sorted unique afterstate layer of ``age``: Elias-Fano over its compact IDs
+    (format 2 of :mod:`.afterstate_code`; issue 18).
 
     Parameters
     ----------
-    ids : uint64[A], strictly increasing
+    ids : uint64[A], strictly increasing, every one a board of age ``age``
+    rows, cols, age : int
 
     Returns
     -------
-    seq : EliasFano
+    layer : afterstate_code.AfterstateLayer
     arrays : dict of str -> uint64 array
         ``{"words": ...}``: the code's four arrays in one (:meth:`EliasFano.to_words`).
     attrs : dict
-        ``eliasfano`` (the code's parameters) and ``bits_per_afterstate`` (serialized bits per ID).
+        ``afterstate_format``, ``id_code``, ``eliasfano`` (the code's parameters) and
+        ``bits_per_afterstate`` (serialized bits per ID).
     """
-    builder = EliasFanoBuilder(ids.size, int(ids[-1]) + 1 if ids.size else 1)
-    builder.extend(ids)
-    seq = builder.build()
-    words, ef_attrs = seq.to_words()
-    return seq, {"words": words}, {"eliasfano": ef_attrs,
-                         "bits_per_afterstate": seq.size_in_bits / ids.size if ids.size else 0.0}
+    return encode_layer(ids, rows, cols, age)
 
 
-def decode_all(seq):
-    """All IDs of an Elias-Fano coded layer as one uint64 array."""
-    return np.concatenate(list(seq.iter_chunks())) if len(seq) else np.empty(0, np.uint64)
+def decode_all(layer):
+    """All IDs of an opened afterstate layer (:class:`afterstate_code.AfterstateLayer`, either
+    format) as one sorted uint64 array of board IDs."""
+    return layer.ids()
 
 
 def p2_text(p2):
@@ -207,23 +204,32 @@ class Run:
         return self.directory / stage / f"block_{first:06d}-{last:06d}.json"
 
     def load_index(self, age):
-        """The Elias-Fano coded afterstate layer of ``age`` (:class:`EliasFano`; an empty one beyond
-        the last age) and the layer's attributes. Raises CorruptLayerError (see store.layers)."""
+        """The afterstate layer of ``age``, opened (:class:`afterstate_code.AfterstateLayer`, either
+        format; an empty one beyond the last age), and the layer's attributes. Raises
+        CorruptLayerError (see store.layers), also for a layer whose code is malformed or whose
+        format this version does not read (the message names the command that rebuilds it)."""
         if age > self.last_age:
-            return encode_afterstates(np.empty(0, np.uint64))[0], {"num_afterstates": 0}
+            return encode_afterstates(np.empty(0, np.uint64), self.rows, self.cols, age)[0], \
+                {"num_afterstates": 0}
         path = self.afterstate_path(age)
         arrays, attrs = read_layer(path, dict(self.params(), age=age))
         try:
-            return EliasFano.from_words(arrays["words"], attrs["eliasfano"]), attrs
+            return from_stored(arrays, attrs, self.rows, self.cols, age), attrs
         except (KeyError, ValueError) as err:
-            raise CorruptLayerError(f"layer {path} is not a valid Elias-Fano layer ({err}); to "
+            raise CorruptLayerError(f"layer {path} is not a valid afterstate layer ({err}); to "
                                     f"rebuild it, run: `{repair_command(path)}`") from err
 
     def load_afterstates(self, age):
-        """Sorted canonical afterstate IDs of ``age`` (uint64[A], decoded from the Elias-Fano layer)
-        and the layer's attributes. Raises CorruptLayerError (see store.layers)."""
-        seq, attrs = self.load_index(age)
-        return decode_all(seq), attrs
+        """Sorted canonical afterstate IDs of ``age`` (uint64[A], decoded from the stored layer)
+        and the layer's attributes. Raises CorruptLayerError (see store.layers), also when a stored
+        code does not decode to a board of the age."""
+        layer, attrs = self.load_index(age)
+        try:
+            return decode_all(layer), attrs
+        except ValueError as err:
+            path = self.afterstate_path(age)
+            raise CorruptLayerError(f"layer {path} does not decode to boards of age {age} ({err}); "
+                                    f"to rebuild it, run: `{repair_command(path)}`") from err
 
     def load_values(self, age, ids=None):
         """Values (float64[A]) of the afterstates of ``age``; checks they belong to the IDs' layer."""

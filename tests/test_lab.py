@@ -425,3 +425,63 @@ def test_bad_input_in_the_browser(browser, lab_url):
     assert any("tile '3'" in e for e in errors_shown(browser))
     browser.get(lab_url)
     screenshot(browser, "home")
+
+
+def test_truco_line_of_play_by_clicks_equals_the_cli(browser, lab_url, lab_results):
+    """Click through a whole 11-11 hand on the tiny deck of vira class 8 (2s 2h 2c 7d 7s 3d 3c):
+    every decision's mix equals `strongsolve truco policy --line ... --json` for the player to act."""
+    from selenium.webdriver.common.by import By
+
+    hands = {0: "2s 7h 3c", 1: "2h 7s 3d"}
+    browser.get(f"{lab_url}/truco")
+    fill(browser, "score0", "11")
+    fill(browser, "score1", "11")
+    select(browser, "dealer", "1")
+    select(browser, "vira", "2d")
+    fill(browser, "hand0", hands[0])
+    fill(browser, "hand1", hands[1])
+    submit(browser, "line-go")
+    line = ["7h", "2h", "7s", "3c", "2s", "3d"]  # player 1 takes trick 1 with 2h and leads trick 2
+    players = [0, 1, 1, 0, 0, 1]
+    for k, card in enumerate(line):
+        assert not errors_shown(browser)
+        out = cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", "2d",
+                       "--hand", hands[players[k]], "--line", " ".join(line[:k]),
+                       "--results", lab_results, "--json")
+        assert out["player"] == players[k]
+        rows = by_id(browser, f"mix-{k}").find_elements(By.CSS_SELECTOR, "tr[id^=step-]")
+        shown = [(r.find_element(By.CLASS_NAME, "label").text,
+                  r.find_element(By.CLASS_NAME, "prob").text) for r in rows]
+        assert shown == [(f"{a['action']} {'/'.join(a['cards'])}", f"{a['probability']:.6f}")
+                         for a in out["actions"]]
+        assert by_id(browser, "line-value0").text == f"{out['value_player0']:.6f}"
+        submit(browser, f"do-{card}")
+        chosen = by_id(browser, f"mix-{k}").find_elements(By.CSS_SELECTOR, "tr.chosen")
+        assert [r.find_element(By.CLASS_NAME, "label").text for r in chosen] == \
+            [f"play {'/'.join(a['cards'])}" for a in out["actions"] if card in a["cards"]]
+    assert "last trick" in by_id(browser, "line-end").text
+    assert not browser.find_elements(By.ID, "choices")
+    screenshot(browser, "truco_line")
+
+
+def test_truco_random_deal_is_seeded_and_legal(lab_results):
+    from strongsolve.games.truco import rules as R
+    from strongsolve.lab.truco_line import check_deal, random_deal
+
+    for seed in range(20):
+        deal = random_deal("7c", seed)
+        assert deal == random_deal("7c", seed)
+        cards = [c for h in check_deal(*deal, "7c") for c in h]  # raises on a vira or a repeat
+        assert len(set(cards)) == 6 and R.parse_card("7c") not in cards
+    client = create_app(lab_results).test_client()
+    text = html.unescape(client.get("/truco?score0=11&score1=11&dealer=1&vira=7c&deal=random&seed=3")
+                         .get_data(as_text=True))
+    h0, h1 = random_deal("7c", 3)
+    assert f"player 0 holds {h0}, player 1 holds {h1}" in text
+    for url, message in (("hand0=2s 7h 3c&hand1=2s 7s 3d", "both hands hold 2s"),
+                         ("hand0=2s 7h 2d&hand1=2h 7s 3d", "player 0's hand '2s 7h 2d' holds the vira"),
+                         ("hand0=2s 7h 3c&hand1=2h 7s 3d&line=7h 2c", "player 1 play 2c, which is not"),
+                         ("hand0=2s 7h 3c&hand1=2h 7s 3d&line=7h truco", "may not raise")):
+        text = html.unescape(client.get(f"/truco?score0=11&score1=11&dealer=1&vira=2d&{url}")
+                             .get_data(as_text=True))
+        assert 'class="error"' in text and message in text, (url, text)

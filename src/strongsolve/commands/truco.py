@@ -207,6 +207,9 @@ def policy_line(score, dealer, vira, hand, line, results="results"):
     tree = HandTree(game=None, outcome=None, infoset_key=data["infoset_key"], hands=data["hands"],
                     n_types=R.N_STRENGTHS, eleven=attrs["eleven"], raises=raises)
     hands = [tuple(int(t) for t in h) for h in data["hands"]]
+    if ab.abstract_hand(cards, vr) not in hands:  # a subgame solved on a small deck
+        raise ValueError(f"hand {hand!r} is not among the {len(hands)} hands of the stored subgame "
+                         f"{path}")
     h = hands.index(ab.abstract_hand(cards, vr))
     pruned = False
     hist = None if state.eleven_pending else state.tokens

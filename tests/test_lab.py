@@ -485,3 +485,77 @@ def test_truco_random_deal_is_seeded_and_legal(lab_results):
         text = html.unescape(client.get(f"/truco?score0=11&score1=11&dealer=1&vira=2d&{url}")
                              .get_data(as_text=True))
         assert 'class="error"' in text and message in text, (url, text)
+
+
+def _naive_value(lab_results, hands, line, memo):
+    """Mano's (player 0's, dealer 1) match-win probability after ``line`` (cards) of the 11-11 hand,
+    vira 2d, both following the CLI's mixes: tricks resolved by the rules module, the leaves
+    scored by the subgame's stored utility table."""
+    from strongsolve.games.truco import rules as R
+    from strongsolve.games.truco.grid import stored_path
+    from strongsolve.games.truco.store import read_subgame
+
+    key = " ".join(line)
+    if key in memo:
+        return memo[key]
+    vr = R.card_rank(R.parse_card("2d"))
+    leader, results, owner = R.MANO, [], {}
+    for p in (0, 1):
+        for c in R.parse_hand(hands[p]):
+            owner[R.card_text(c)] = p  # player 0 is mano
+    for i in range(0, len(line) - 1, 2):
+        res = R.trick_result(R.parse_card(line[i]), R.parse_card(line[i + 1]), leader, vr)
+        results.append(res)
+        leader = R.next_leader(res, leader)
+    w = R.hand_winner(results) if len(line) % 2 == 0 and results else None
+    if w is not None:
+        utility = read_subgame(stored_path(lab_results, 11, 11, 8), arrays=False)[0]["utility"]
+        memo[key] = utility[3 if w < 0 else 1 + w]  # NOBODY, MANO_WINS, PE_WINS
+        return memo[key]
+    mover = leader if len(line) % 2 == 0 else 1 - owner[line[-1]]
+    out = cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", "2d", "--hand",
+                   hands[mover], "--line", key, "--results", lab_results, "--json")
+    memo[key] = sum(a["probability"] * _naive_value(lab_results, hands, line + [a["cards"][0]], memo)
+                    for a in out["actions"] if a["probability"] > 0)
+    return memo[key]
+
+
+def test_truco_play_a_hand_values_each_choice_like_a_brute_force(browser, lab_url, lab_results):
+    """Play the 11-11 hand on the tiny deck as player 0 (mano), always the last action offered: the
+    bot's cards are drawn from the CLI's mix by random.Random("<seed>:<decision>"), and after the
+    hand each of the user's actions is valued as a brute force over the CLI's mixes."""
+    import random
+
+    from selenium.webdriver.common.by import By
+
+    hands = {0: "2s 7h 3c", 1: "2h 7s 3d"}
+    seed = 11
+    browser.get(f"{lab_url}/truco/play?score0=11&score1=11&dealer=1&vira=2d&you=0&seed={seed}"
+                f"&hand0={hands[0]}&hand1={hands[1]}")
+    for _ in range(3):
+        if browser.find_elements(By.ID, "hand-over"):
+            break
+        links = browser.find_elements(By.CSS_SELECTOR, "#your-turn a.do")
+        submit(browser, links[-1].get_attribute("id"))
+    assert not errors_shown(browser)
+    line = by_id(browser, "play-line").text.split()
+    memo = {}
+    for k, card in enumerate(line):
+        mover = 0 if card in hands[0].split() else 1
+        out = cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", "2d", "--hand",
+                       hands[mover], "--line", " ".join(line[:k]), "--results", lab_results, "--json")
+        if mover == 1:  # the bot's draw
+            u = random.Random(f"{seed}:{k}").random()
+            acts = [a for a in out["actions"] if a["probability"] > 0]
+            cum = [sum(a["probability"] for a in acts[:i + 1]) for i in range(len(acts))]
+            assert card == acts[next((i for i, c in enumerate(cum) if u < c), len(acts) - 1)]["cards"][0]
+            continue
+        rows = by_id(browser, f"dec-{k}").find_elements(By.CSS_SELECTOR, "tr[id^=dec-]")
+        want = [(f"{a['action']} {'/'.join(a['cards'])}", f"{a['probability']:.6f}",
+                 f"{_naive_value(lab_results, hands, line[:k] + [a['cards'][0]], memo):.6f}")
+                for a in out["actions"]]
+        assert [tuple(r.find_element(By.CLASS_NAME, c).text for c in ("label", "prob", "value"))
+                for r in rows] == want
+    final = _naive_value(lab_results, hands, line, memo)
+    assert by_id(browser, "result-value").text == f"{final:.6f}"
+    screenshot(browser, "truco_play")

@@ -81,6 +81,8 @@ def create_app(results="results"):
     pages = (g2048, shutbox, ludo, truco)
     for page in pages:
         app.register_blueprint(page.blueprint)
+    from . import truco_play
+    app.register_blueprint(truco_play.blueprint)
 
     @app.route("/")
     def home():

@@ -7,6 +7,7 @@ shows all 144 x 9 subgames, solved ones coloured. Everything is read through
 """
 
 import random
+from urllib.parse import urlencode
 
 from flask import Blueprint, current_app, request
 
@@ -147,6 +148,9 @@ def page():
                     f'{mano} flips it to {b}-{a}. Vira {esc(vira)} is of class <b id="vira-class">'
                     f'{vclass}</b>.</p>')
         r = solved.get((a, b, vclass))
+        play = "/truco/play?" + urlencode(dict(score0=s0, score1=s1, dealer=dealer, vira=vira, you=0))
+        body.append(f'<p><a id="play-link" href="{esc(play)}">Play a hand</a> as player 0 against the '
+                    "equilibrium (a random deal; the bot samples from the solved mix).</p>")
         if r is None:
             body.append(f'<p id="subgame">subgame {a}-{b} class {vclass} is not solved.</p>')
         else:

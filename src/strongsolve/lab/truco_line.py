@@ -42,7 +42,7 @@ def check_deal(hand0, hand1, vira):
     return hands
 
 
-def _token(action, card=None):
+def action_token(action, card=None):
     """The line token of an action label of :func:`games.truco.line.action_labels`."""
     if card is not None:
         return card
@@ -94,7 +94,7 @@ def line_html(results, score, dealer, vira, hand0, hand1, line):
     for k, (prefix, res, chosen) in enumerate(steps):
         rows, links = [], []
         for i, act in enumerate(res["actions"]):
-            tokens = [_token(act["action"], c) for c in act["cards"]] or [_token(act["action"])]
+            tokens = [action_token(act["action"], c) for c in act["cards"]] or [action_token(act["action"])]
             mark = ' class="chosen"' if chosen in tokens else ""
             label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
             rows.append(f'<tr id="step-{k}-{i}"{mark}><td class="label">{esc(label)}</td>'

@@ -52,8 +52,8 @@ def cli_json(*argv):
 
 @pytest.fixture(scope="session")
 def lab_results(tmp_path_factory):
-    """A results folder with a 2x3 2048 run, two Shut the Box results, a Ludo race and the 11-11
-    Truco subgames on a tiny deck per vira class, each made by its CLI (Truco by its stage driver)."""
+    """A results folder with a 2x3 2048 run, two Shut the Box results, a Ludo race and the Truco
+    subgames of the groups 11 and 10 on a tiny deck per vira class, each made by its CLI (Truco by its stage driver)."""
     root = tmp_path_factory.mktemp("lab") / "results"
     assert run_cli("2048", "solve", root / "2048_2x3", "--rows", 2, "--cols", 3)[0] == 0
     assert run_cli("shutbox", "--cards", 4, "--faces", 3, "--policy",
@@ -65,8 +65,9 @@ def lab_results(tmp_path_factory):
     assert run_cli("ludo", "race", board, "--pieces", 2, "--policy-out",
                    root / "ludo_small" / "race_p2_policy.npz",
                    "--output", root / "ludo_small" / "race_p2.json")[0] == 0
-    solve_group(11, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1),
-                log=lambda m: None, capacities=tiny_capacities)
+    for x in (11, 10):  # 11-11, and the hands of eleven 11-10 / 10-11 (which need 11-11)
+        solve_group(x, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1),
+                    log=lambda m: None, capacities=tiny_capacities)
     return root
 
 
@@ -200,7 +201,7 @@ def test_lab_command_prints_its_address_and_serves(lab_results):
             line + proc.stderr.read()
         url = line.split(" at ")[1].split()[0]
         home = urllib.request.urlopen(url, timeout=30).read().decode()
-        assert "2048_2x3</a> solved" in home and "9 of 1296 subgames solved" in home
+        assert "2048_2x3</a> solved" in home and "27 of 1296 subgames solved" in home
         port = url.rstrip("/").rsplit(":", 1)[1]
         err = io.StringIO()
         with contextlib.redirect_stderr(err):  # the port is taken
@@ -559,3 +560,31 @@ def test_truco_play_a_hand_values_each_choice_like_a_brute_force(browser, lab_ur
     final = _naive_value(lab_results, hands, line, memo)
     assert by_id(browser, "result-value").text == f"{final:.6f}"
     screenshot(browser, "truco_play")
+
+
+def test_truco_hand_of_eleven_play_or_fold_in_the_line_and_in_play(browser, lab_url, lab_results):
+    """At 11-10 (player 0 at 11 and mano) the line starts with the hand-of-eleven decision, whose mix
+    is the CLI's; a fold ends the line; in play, the fold is valued by the stored utility of FOLD."""
+    from selenium.webdriver.common.by import By
+
+    from strongsolve.games.truco.grid import stored_path
+    from strongsolve.games.truco.store import read_subgame
+
+    args = "score0=11&score1=10&dealer=1&vira=2d&hand0=2s 7h 3c&hand1=2h 7s 3d"
+    browser.get(f"{lab_url}/truco?{args}")
+    out = cli_json("truco", "policy", "--score", "11-10", "--dealer", 1, "--vira", "2d", "--hand",
+                   "2s 7h 3c", "--line", "", "--results", lab_results, "--json")
+    rows = by_id(browser, "mix-0").find_elements(By.CSS_SELECTOR, "tr[id^=step-]")
+    assert [(r.find_element(By.CLASS_NAME, "label").text, r.find_element(By.CLASS_NAME, "prob").text)
+            for r in rows] == [(a["action"], f"{a['probability']:.6f}") for a in out["actions"]]
+    assert [a["action"] for a in out["actions"]] == ["play", "fold"]
+    submit(browser, "do-fold")
+    assert "player 0 folds" in by_id(browser, "line-end").text
+    browser.get(f"{lab_url}/truco/play?{args}&you=0&seed=5")
+    submit(browser, "act-fold")
+    fold = read_subgame(stored_path(lab_results, 11, 10, 8), arrays=False)[0]["utility"][0]  # FOLD
+    assert by_id(browser, "result-value").text == f"{fold:.6f}"
+    rows = by_id(browser, "dec-0").find_elements(By.CSS_SELECTOR, "tr[id^=dec-]")
+    assert rows[1].find_element(By.CLASS_NAME, "value").text == f"{fold:.6f}"
+    assert [r.find_element(By.CLASS_NAME, "prob").text for r in rows] == \
+        [f"{a['probability']:.6f}" for a in out["actions"]]

@@ -52,8 +52,8 @@ def cli_json(*argv):
 
 @pytest.fixture(scope="session")
 def lab_results(tmp_path_factory):
-    """A results folder with a 2x3 2048 run, two Shut the Box results, a Ludo race and the 11-11
-    Truco subgames on a tiny deck per vira class, each made by its CLI (Truco by its stage driver)."""
+    """A results folder with a 2x3 2048 run, two Shut the Box results, a Ludo race and the Truco
+    subgames of the groups 11 and 10 on a tiny deck per vira class, each made by its CLI (Truco by its stage driver)."""
     root = tmp_path_factory.mktemp("lab") / "results"
     assert run_cli("2048", "solve", root / "2048_2x3", "--rows", 2, "--cols", 3)[0] == 0
     assert run_cli("shutbox", "--cards", 4, "--faces", 3, "--policy",
@@ -65,8 +65,9 @@ def lab_results(tmp_path_factory):
     assert run_cli("ludo", "race", board, "--pieces", 2, "--policy-out",
                    root / "ludo_small" / "race_p2_policy.npz",
                    "--output", root / "ludo_small" / "race_p2.json")[0] == 0
-    solve_group(11, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1),
-                log=lambda m: None, capacities=tiny_capacities)
+    for x in (11, 10):  # 11-11, and the hands of eleven 11-10 / 10-11 (which need 11-11)
+        solve_group(x, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1),
+                    log=lambda m: None, capacities=tiny_capacities)
     return root
 
 
@@ -200,7 +201,7 @@ def test_lab_command_prints_its_address_and_serves(lab_results):
             line + proc.stderr.read()
         url = line.split(" at ")[1].split()[0]
         home = urllib.request.urlopen(url, timeout=30).read().decode()
-        assert "2048_2x3</a> solved" in home and "9 of 1296 subgames solved" in home
+        assert "2048_2x3</a> solved" in home and "27 of 1296 subgames solved" in home
         port = url.rstrip("/").rsplit(":", 1)[1]
         err = io.StringIO()
         with contextlib.redirect_stderr(err):  # the port is taken
@@ -425,3 +426,165 @@ def test_bad_input_in_the_browser(browser, lab_url):
     assert any("tile '3'" in e for e in errors_shown(browser))
     browser.get(lab_url)
     screenshot(browser, "home")
+
+
+def test_truco_line_of_play_by_clicks_equals_the_cli(browser, lab_url, lab_results):
+    """Click through a whole 11-11 hand on the tiny deck of vira class 8 (2s 2h 2c 7d 7s 3d 3c):
+    every decision's mix equals `strongsolve truco policy --line ... --json` for the player to act."""
+    from selenium.webdriver.common.by import By
+
+    hands = {0: "2s 7h 3c", 1: "2h 7s 3d"}
+    browser.get(f"{lab_url}/truco")
+    fill(browser, "score0", "11")
+    fill(browser, "score1", "11")
+    select(browser, "dealer", "1")
+    select(browser, "vira", "2d")
+    fill(browser, "hand0", hands[0])
+    fill(browser, "hand1", hands[1])
+    submit(browser, "line-go")
+    line = ["7h", "2h", "7s", "3c", "2s", "3d"]  # player 1 takes trick 1 with 2h and leads trick 2
+    players = [0, 1, 1, 0, 0, 1]
+    for k, card in enumerate(line):
+        assert not errors_shown(browser)
+        out = cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", "2d",
+                       "--hand", hands[players[k]], "--line", " ".join(line[:k]),
+                       "--results", lab_results, "--json")
+        assert out["player"] == players[k]
+        rows = by_id(browser, f"mix-{k}").find_elements(By.CSS_SELECTOR, "tr[id^=step-]")
+        shown = [(r.find_element(By.CLASS_NAME, "label").text,
+                  r.find_element(By.CLASS_NAME, "prob").text) for r in rows]
+        assert shown == [(f"{a['action']} {'/'.join(a['cards'])}", f"{a['probability']:.6f}")
+                         for a in out["actions"]]
+        assert by_id(browser, "line-value0").text == f"{out['value_player0']:.6f}"
+        submit(browser, f"do-{card}")
+        chosen = by_id(browser, f"mix-{k}").find_elements(By.CSS_SELECTOR, "tr.chosen")
+        assert [r.find_element(By.CLASS_NAME, "label").text for r in chosen] == \
+            [f"play {'/'.join(a['cards'])}" for a in out["actions"] if card in a["cards"]]
+    assert "last trick" in by_id(browser, "line-end").text
+    assert not browser.find_elements(By.ID, "choices")
+    screenshot(browser, "truco_line")
+
+
+def test_truco_random_deal_is_seeded_and_legal(lab_results):
+    from strongsolve.games.truco import rules as R
+    from strongsolve.lab.truco_line import check_deal, random_deal
+
+    for seed in range(20):
+        deal = random_deal("7c", seed)
+        assert deal == random_deal("7c", seed)
+        cards = [c for h in check_deal(*deal, "7c") for c in h]  # raises on a vira or a repeat
+        assert len(set(cards)) == 6 and R.parse_card("7c") not in cards
+    client = create_app(lab_results).test_client()
+    text = html.unescape(client.get("/truco?score0=11&score1=11&dealer=1&vira=7c&deal=random&seed=3")
+                         .get_data(as_text=True))
+    h0, h1 = random_deal("7c", 3)
+    assert f"player 0 holds {h0}, player 1 holds {h1}" in text
+    for url, message in (("hand0=2s 7h 3c&hand1=2s 7s 3d", "both hands hold 2s"),
+                         ("hand0=2s 7h 2d&hand1=2h 7s 3d", "player 0's hand '2s 7h 2d' holds the vira"),
+                         ("hand0=2s 7h 3c&hand1=2h 7s 3d&line=7h 2c", "player 1 play 2c, which is not"),
+                         ("hand0=2s 7h 3c&hand1=2h 7s 3d&line=7h truco", "may not raise")):
+        text = html.unescape(client.get(f"/truco?score0=11&score1=11&dealer=1&vira=2d&{url}")
+                             .get_data(as_text=True))
+        assert 'class="error"' in text and message in text, (url, text)
+
+
+def _naive_value(lab_results, hands, line, memo):
+    """Mano's (player 0's, dealer 1) match-win probability after ``line`` (cards) of the 11-11 hand,
+    vira 2d, both following the CLI's mixes: tricks resolved by the rules module, the leaves
+    scored by the subgame's stored utility table."""
+    from strongsolve.games.truco import rules as R
+    from strongsolve.games.truco.grid import stored_path
+    from strongsolve.games.truco.store import read_subgame
+
+    key = " ".join(line)
+    if key in memo:
+        return memo[key]
+    vr = R.card_rank(R.parse_card("2d"))
+    leader, results, owner = R.MANO, [], {}
+    for p in (0, 1):
+        for c in R.parse_hand(hands[p]):
+            owner[R.card_text(c)] = p  # player 0 is mano
+    for i in range(0, len(line) - 1, 2):
+        res = R.trick_result(R.parse_card(line[i]), R.parse_card(line[i + 1]), leader, vr)
+        results.append(res)
+        leader = R.next_leader(res, leader)
+    w = R.hand_winner(results) if len(line) % 2 == 0 and results else None
+    if w is not None:
+        utility = read_subgame(stored_path(lab_results, 11, 11, 8), arrays=False)[0]["utility"]
+        memo[key] = utility[3 if w < 0 else 1 + w]  # NOBODY, MANO_WINS, PE_WINS
+        return memo[key]
+    mover = leader if len(line) % 2 == 0 else 1 - owner[line[-1]]
+    out = cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", "2d", "--hand",
+                   hands[mover], "--line", key, "--results", lab_results, "--json")
+    memo[key] = sum(a["probability"] * _naive_value(lab_results, hands, line + [a["cards"][0]], memo)
+                    for a in out["actions"] if a["probability"] > 0)
+    return memo[key]
+
+
+def test_truco_play_a_hand_values_each_choice_like_a_brute_force(browser, lab_url, lab_results):
+    """Play the 11-11 hand on the tiny deck as player 0 (mano), always the last action offered: the
+    bot's cards are drawn from the CLI's mix by random.Random("<seed>:<decision>"), and after the
+    hand each of the user's actions is valued as a brute force over the CLI's mixes."""
+    import random
+
+    from selenium.webdriver.common.by import By
+
+    hands = {0: "2s 7h 3c", 1: "2h 7s 3d"}
+    seed = 11
+    browser.get(f"{lab_url}/truco/play?score0=11&score1=11&dealer=1&vira=2d&you=0&seed={seed}"
+                f"&hand0={hands[0]}&hand1={hands[1]}")
+    for _ in range(3):
+        if browser.find_elements(By.ID, "hand-over"):
+            break
+        links = browser.find_elements(By.CSS_SELECTOR, "#your-turn a.do")
+        submit(browser, links[-1].get_attribute("id"))
+    assert not errors_shown(browser)
+    line = by_id(browser, "play-line").text.split()
+    memo = {}
+    for k, card in enumerate(line):
+        mover = 0 if card in hands[0].split() else 1
+        out = cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", "2d", "--hand",
+                       hands[mover], "--line", " ".join(line[:k]), "--results", lab_results, "--json")
+        if mover == 1:  # the bot's draw
+            u = random.Random(f"{seed}:{k}").random()
+            acts = [a for a in out["actions"] if a["probability"] > 0]
+            cum = [sum(a["probability"] for a in acts[:i + 1]) for i in range(len(acts))]
+            assert card == acts[next((i for i, c in enumerate(cum) if u < c), len(acts) - 1)]["cards"][0]
+            continue
+        rows = by_id(browser, f"dec-{k}").find_elements(By.CSS_SELECTOR, "tr[id^=dec-]")
+        want = [(f"{a['action']} {'/'.join(a['cards'])}", f"{a['probability']:.6f}",
+                 f"{_naive_value(lab_results, hands, line[:k] + [a['cards'][0]], memo):.6f}")
+                for a in out["actions"]]
+        assert [tuple(r.find_element(By.CLASS_NAME, c).text for c in ("label", "prob", "value"))
+                for r in rows] == want
+    final = _naive_value(lab_results, hands, line, memo)
+    assert by_id(browser, "result-value").text == f"{final:.6f}"
+    screenshot(browser, "truco_play")
+
+
+def test_truco_hand_of_eleven_play_or_fold_in_the_line_and_in_play(browser, lab_url, lab_results):
+    """At 11-10 (player 0 at 11 and mano) the line starts with the hand-of-eleven decision, whose mix
+    is the CLI's; a fold ends the line; in play, the fold is valued by the stored utility of FOLD."""
+    from selenium.webdriver.common.by import By
+
+    from strongsolve.games.truco.grid import stored_path
+    from strongsolve.games.truco.store import read_subgame
+
+    args = "score0=11&score1=10&dealer=1&vira=2d&hand0=2s 7h 3c&hand1=2h 7s 3d"
+    browser.get(f"{lab_url}/truco?{args}")
+    out = cli_json("truco", "policy", "--score", "11-10", "--dealer", 1, "--vira", "2d", "--hand",
+                   "2s 7h 3c", "--line", "", "--results", lab_results, "--json")
+    rows = by_id(browser, "mix-0").find_elements(By.CSS_SELECTOR, "tr[id^=step-]")
+    assert [(r.find_element(By.CLASS_NAME, "label").text, r.find_element(By.CLASS_NAME, "prob").text)
+            for r in rows] == [(a["action"], f"{a['probability']:.6f}") for a in out["actions"]]
+    assert [a["action"] for a in out["actions"]] == ["play", "fold"]
+    submit(browser, "do-fold")
+    assert "player 0 folds" in by_id(browser, "line-end").text
+    browser.get(f"{lab_url}/truco/play?{args}&you=0&seed=5")
+    submit(browser, "act-fold")
+    fold = read_subgame(stored_path(lab_results, 11, 10, 8), arrays=False)[0]["utility"][0]  # FOLD
+    assert by_id(browser, "result-value").text == f"{fold:.6f}"
+    rows = by_id(browser, "dec-0").find_elements(By.CSS_SELECTOR, "tr[id^=dec-]")
+    assert rows[1].find_element(By.CLASS_NAME, "value").text == f"{fold:.6f}"
+    assert [r.find_element(By.CLASS_NAME, "prob").text for r in rows] == \
+        [f"{a['probability']:.6f}" for a in out["actions"]]

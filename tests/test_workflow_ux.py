@@ -160,6 +160,22 @@ def test_headline_names_a_damaged_file_and_still_prints_the_others(tmp_path):
         == [f"Truco: 2 subgames of the 11 row solved ({summary})"]
 
 
+def test_headline_of_the_11_11_group_gives_the_solvers_fixed_point_value(tmp_path):
+    from strongsolve.games.truco.solve import solve_group
+
+    from test_truco_row11 import tiny_capacities
+
+    log = []
+    solve_group(11, tmp_path, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1),
+                log=log.append, capacities=tiny_capacities)
+    w = float(re.findall(r"W \{\(11, 11\): ([0-9.e-]+)\}", "\n".join(log))[-1])  # the last round's
+    group = tmp_path / "truco" / "row11" / "group_11"
+    line = headline(["truco"], truco=[group, tmp_path / "truco" / "abstraction_sizes.csv"]).splitlines()[2:]
+    assert len(line) == 1 and line[0].startswith(
+        f"Truco: the 11-11 hand solved for its 9 vira classes; mano wins the match with probability "
+        f"{w:.6f} (averaged over the vira), exploitability at most ") and line[0].endswith(f"({group})")
+
+
 def test_a_race_prints_a_progress_line_per_sweep(tmp_path, capsys):
     from strongsolve.cli import main
 

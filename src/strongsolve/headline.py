@@ -161,9 +161,34 @@ def ludo_lines(paths):
     return lines
 
 
+def truco_group_line(group_dir):
+    """The line of one solved group of the 11 row (``row11/group_<x>``, a directory of subgames):
+    for the 11-11 hand, mano's match-win probability averaged over the vira (the classes weighted
+    by their probability) and the largest exploitability; else the number of subgames.
+
+    Raises
+    ------
+    CorruptResultError
+        If a stored subgame's attributes do not match their checksum (the message names the file).
+    """
+    from .games.truco.solve import continuation
+    from .games.truco.store import read_subgame
+
+    subgames = [read_subgame(p, arrays=False)[0] for p in sorted(Path(group_dir).glob("s*_v*.zarr"))]
+    if group_dir.name != "group_11":
+        x = group_dir.name.removeprefix("group_")
+        return f"Truco: hands of eleven 11-{x} and {x}-11, {len(subgames)} subgames solved ({group_dir})"
+    value = continuation(group_dir.parents[2], 11)[(11, 11)]  # <results>/truco/row11/group_11
+    worst = max(r["exploitability"] for r in subgames)
+    return (f"Truco: the 11-11 hand solved for its {len(subgames)} vira classes; mano wins the match "
+            f"with probability {value:.6f} (averaged over the vira), exploitability at most "
+            f"{worst:.1e} ({group_dir})")
+
+
 def truco_lines(paths):
     """Truco results: one line per existing file of ``paths`` (``abstraction_sizes.csv``: its vira
-    classes; ``row11_summary.csv``: its solved subgames), naming the file.
+    classes; ``row11_summary.csv``: its solved subgames; a ``row11/group_<x>`` directory:
+    :func:`truco_group_line`), naming the file.
 
     Raises
     ------
@@ -172,8 +197,9 @@ def truco_lines(paths):
     """
     what = {"abstraction_sizes.csv": "abstraction sizes of {n} vira classes",
             "row11_summary.csv": "{n} subgames of the 11 row solved"}
-    return [f"Truco: {what[p.name].format(n=len(read_result(p)))} ({p})"
-            for p in map(Path, paths) if p.is_file()]
+    return [truco_group_line(p) if p.is_dir() else
+            f"Truco: {what[p.name].format(n=len(read_result(p)))} ({p})"
+            for p in map(Path, paths) if p.exists()]
 
 
 def headline(games, g2048_dir=None, shutbox=(), ludo=(), truco=()):

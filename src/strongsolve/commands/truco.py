@@ -147,7 +147,7 @@ def policy(score, dealer, vira, hand, results="results"):
                 exploitability=attrs["exploitability"], iterations=attrs["iterations"])
 
 
-def policy_line(score, dealer, vira, hand, line, results="results"):
+def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
     """The equilibrium mix of the player to act after ``line`` in a solved subgame.
 
     Parameters
@@ -166,6 +166,9 @@ def policy_line(score, dealer, vira, hand, line, results="results"):
         to act; ``value_player0``; the subgame's ``nash_conv``, ``exploitability``, ``raise_caps``;
         ``pruned_raise``: True when the line's last raise is one the lossless pruning drops
         (games/truco/pruning.py), whose equilibrium answer is to accept.
+    cache : dict, optional
+        Filled with the subgame read (attributes, arrays, tree) and reused by later calls for the
+        same subgame: the lab asks many lines of one subgame.
 
     Raises
     ------
@@ -199,14 +202,22 @@ def policy_line(score, dealer, vira, hand, line, results="results"):
                                                                           min(a, b))
         raise FileNotFoundError(f"no solved subgame for score {a}-{b} (mano-pé), vira class {c} "
                                 f"under {results}: solve it with: {cmd}")
-    attrs, data = read_subgame(path)
+    raises = not in_row11(a, b)
+    if cache is None or cache.get("path") != path:
+        attrs, data = read_subgame(path)
+        tree = HandTree(game=None, outcome=None, infoset_key=data["infoset_key"], hands=data["hands"],
+                        n_types=R.N_STRENGTHS, eleven=attrs["eleven"], raises=raises)
+        if cache is not None:
+            cache.update(path=path, attrs=attrs, data=data, tree=tree)
+    else:
+        attrs, data, tree = cache["attrs"], cache["data"], cache["tree"]
     if attrs.get("params", {}).get("eleven_eleven") == "blind" and (a, b) == (11, 11):
         raise ValueError("the 11-11 hand was solved with blind play: nobody decides anything")
     labels = action_labels(state, cards, vira_card)
-    raises = not in_row11(a, b)
-    tree = HandTree(game=None, outcome=None, infoset_key=data["infoset_key"], hands=data["hands"],
-                    n_types=R.N_STRENGTHS, eleven=attrs["eleven"], raises=raises)
     hands = [tuple(int(t) for t in h) for h in data["hands"]]
+    if ab.abstract_hand(cards, vr) not in hands:  # a subgame solved on a small deck
+        raise ValueError(f"hand {hand!r} is not among the {len(hands)} hands of the stored subgame "
+                         f"{path}")
     h = hands.index(ab.abstract_hand(cards, vr))
     pruned = False
     hist = None if state.eleven_pending else state.tokens

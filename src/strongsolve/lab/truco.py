@@ -6,6 +6,9 @@ shows all 144 x 9 subgames, solved ones coloured. Everything is read through
 :func:`games.truco.store.list_solved` and :func:`commands.truco.policy` (``strongsolve truco``).
 """
 
+import random
+from urllib.parse import urlencode
+
 from flask import Blueprint, current_app, request
 
 from ..commands.truco import N_SUBGAMES, policy
@@ -14,6 +17,7 @@ from ..games.truco import rules as R
 from ..games.truco.store import list_solved
 from ..games.truco.subgames import N_SCORES, check_score
 from .app import esc, render_page, workflow_command
+from .truco_line import line_html, random_deal
 
 blueprint = Blueprint("truco", __name__)
 
@@ -98,6 +102,10 @@ def page():
     dealer_t = request.args.get("dealer", "1")
     vira = request.args.get("vira", "7c")
     hand = request.args.get("hand", "").strip()
+    hand0 = request.args.get("hand0", "").strip()
+    hand1 = request.args.get("hand1", "").strip()
+    line = request.args.get("line", "").strip()
+    seed_t = request.args.get("seed", "").strip()
     solved = solved_subgames(results)
     here, vclass = None, None
     try:
@@ -119,7 +127,13 @@ def page():
             f'{num("score1", s1)} &nbsp; Repartidor <select name="dealer" id="dealer">{dealer_opts}'
             f'</select> &nbsp; Muestra (vira) <select name="vira" id="vira">{vira_opts}</select></p>'
             f'<p>hand of the deciding player <input name="hand" id="hand" value="{esc(hand)}" '
-            'placeholder="e.g. Ac 3h 4s"> <button type="submit" id="go">Show</button></p></form>',
+            'placeholder="e.g. Ac 3h 4s"> <button type="submit" id="go">Show</button></p>'
+            f'<p>line of play: player 0\'s hand <input name="hand0" id="hand0" value="{esc(hand0)}" '
+            f'placeholder="e.g. 2s 7h 3c"> player 1\'s hand <input name="hand1" id="hand1" '
+            f'value="{esc(hand1)}" placeholder="e.g. Ac Kd 4s"> <button type="submit" id="line-go">'
+            'Play through</button> or seed <input name="seed" id="seed" value="'
+            f'{esc(seed_t)}" style="width:6em"> <button type="submit" name="deal" value="random" '
+            'id="deal">Random deal</button></p></form>',
             f'<p id="solved-count">{len(solved)} of {N_SUBGAMES} subgames solved'
             + ("" if len(solved) == N_SUBGAMES else f"; the 11 row is solved by <code>"
                f"{esc(solve_command(results))}</code>") + "</p>"]
@@ -134,6 +148,9 @@ def page():
                     f'{mano} flips it to {b}-{a}. Vira {esc(vira)} is of class <b id="vira-class">'
                     f'{vclass}</b>.</p>')
         r = solved.get((a, b, vclass))
+        play = "/truco/play?" + urlencode(dict(score0=s0, score1=s1, dealer=dealer, vira=vira, you=0))
+        body.append(f'<p><a id="play-link" href="{esc(play)}">Play a hand</a> as player 0 against the '
+                    "equilibrium (a random deal; the bot samples from the solved mix).</p>")
         if r is None:
             body.append(f'<p id="subgame">subgame {a}-{b} class {vclass} is not solved.</p>')
         else:
@@ -156,6 +173,22 @@ def page():
                 body.append(f'<p>player {out["player"]} holds {" ".join(out["hand"])}: {what}</p>'
                             '<table class="values" id="mix"><tr><th>action</th><th>probability</th>'
                             "</tr>" + rows + "</table>")
+    if not errors and request.args.get("deal") == "random":
+        try:
+            seed = int(seed_t) if seed_t else random.randrange(1 << 30)
+        except ValueError:
+            errors.append(f"seed {seed_t!r} is not a whole number")
+        else:
+            hand0, hand1 = random_deal(vira, seed)
+            line = ""
+            body.append(f'<p id="dealt">Dealt with seed {seed}: player 0 holds {hand0}, player 1 holds '
+                        f'{hand1}.</p>')
+    if not errors and (hand0 or hand1):
+        try:
+            body.append("<h2>Line of play</h2>" + line_html(results, (s0, s1), int(dealer_t), vira,
+                                                              hand0, hand1, line))
+        except (FileNotFoundError, ValueError) as err:  # the message names the fix
+            errors.append(str(err))
     body.append('<div style="display: flex; gap: 2em; align-items: flex-start"><div>')
     if vclass is not None:
         body.append(_values_html(solved, vclass))

@@ -26,10 +26,14 @@ class LineState:
     level: int  # accepted ladder index
     can_raise: bool  # the player to move may raise (or counter-raise)
     played: tuple = field(default_factory=lambda: ([], []))  # physical cards played per role
+    winner: int = None  # with finished=True, after the hand's last trick: R.MANO, R.PE or -1 (nobody)
 
 
-def replay_line(a, b, vira, line):
+def replay_line(a, b, vira, line, finished=False, three_ties="nobody"):
     """Replay ``line`` (text) at role-ordered score (a, b) with the vira card ``vira`` (int).
+
+    With ``finished``, a line whose last card ends the hand is allowed: the state returned has
+    ``winner`` set (``rules.hand_winner`` under ``three_ties``) and nobody to move (``to_move`` -1).
 
     Returns
     -------
@@ -39,7 +43,7 @@ def replay_line(a, b, vira, line):
     ------
     ValueError
         Naming the first token that breaks the rules (or an unknown token), or a line after which
-        the hand is over.
+        the hand is over (unless ``finished`` and that is its last token).
     """
     vr = R.card_rank(vira)
     eleven = 0 if (a == 11 and b < 11) else 1 if (b == 11 and a < 11) else -1
@@ -98,6 +102,9 @@ def replay_line(a, b, vira, line):
                 results.append(res)
                 leader, lead = R.next_leader(res, leader), None
                 if R.hand_winner(results) is not None:
+                    if finished and i == len(words) - 1:
+                        return LineState(-1, tokens, False, False, level, False, played,
+                                         winner=R.hand_winner(results, three_ties))
                     raise ValueError(f"the hand is over after {where}: nothing to decide")
     mover = leader if lead is None else 1 - leader
     to_move = eleven if not decided else pend if pend >= 0 else mover

@@ -34,6 +34,7 @@ import numpy as np
 
 from ...kernels.options import njit
 from ...store.atomic import write_json_atomic
+from ...store.lock import holding_run_lock
 from ...store.layers import read_layer, remove_stale_temporaries, write_layer
 from .backward import state_values
 from .board import canonical_id, moves
@@ -214,6 +215,7 @@ def policy_path(run, n):
     return run.directory / "policy" / f"age_{n:06d}.zarr"
 
 
+@holding_run_lock("2048 policy")
 def run_policy(run, ages=None, log=sys.stderr):
     """Policy stage: write ``policy/age_<n>.zarr`` for each age (all by default) from the solved
     layers; an age already written is kept. Writes ``policy/block_<first>-<last>.json``.

@@ -17,7 +17,7 @@ import naive
 from strongsolve.cli import main
 from strongsolve.games.g2048 import pipeline
 from strongsolve.games.g2048.backward import state_values
-from strongsolve.games.g2048.board import canonicalize, encode
+from strongsolve.games.g2048.board import canonical, canonicalize, encode
 from strongsolve.games.g2048.play import _apply_moves, play
 from strongsolve.games.g2048.policy import (
     PolicyStore,
@@ -171,3 +171,124 @@ def test_the_policy_and_play_commands(solved, tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     lo, hi = doc["ci95"]
     assert lo - (hi - lo) < doc["expected_score"] < hi + (hi - lo)
+
+
+# --- a run directory holding only the policy store ----------------------------------------------
+
+@pytest.fixture(scope="module")
+def policy_only_2x3(policy_2x3, tmp_path_factory):
+    """A copy of the solved 2x3 run with everything but policy/ deleted (afterstates/, values/,
+    solution.json, summary.csv...)."""
+    directory = tmp_path_factory.mktemp("policy_only") / "run"
+    shutil.copytree(policy_2x3.directory, directory)
+    for entry in directory.iterdir():
+        if entry.name != "policy":
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    assert [e.name for e in directory.iterdir()] == ["policy"]
+    return directory
+
+
+def board_text(board):
+    return " / ".join(" ".join(str(v) if v else "." for v in row) for row in board)
+
+
+def test_best_only_from_the_policy_store_alone_is_the_full_solutions_move(
+        policy_2x3, policy_only_2x3, naive_2048):
+    full = Solution(policy_2x3.directory)
+    alone = Solution(policy_only_2x3)
+    store = PolicyStore(alone.run)
+    reference = naive_2048(2, 3)
+    live = sorted((s for s in reference.states
+                   if next(iter(naive.legal_moves(s)), None) is not None),
+                  key=naive.age)  # by age: the store holds one layer at a time
+    ties = 0
+    for s in live:
+        b = encode([list(r) for r in s])
+        best, full_best = alone.best_move(b, policy=store), full.best_move(b)
+        if best != full_best:
+            # Only a tie: the store keeps the first best move of the canonical board, and the
+            # symmetry that makes it canonical permutes the direction order; bit-equal totals.
+            assert b != canonical(b, 2, 3), s
+            totals = {m["move"]: m["total"] for m in full.moves(b)}
+            assert totals[best] == totals[full_best], s
+            ties += 1
+        # and it is optimal by the naive expectimax, computed independently of both
+        (_, after, reward), = [m for m in naive.legal_moves(s) if m[0] == best]
+        assert reward + reference.solution.afterstate_value(after) == pytest.approx(
+            reference.solution.state_value(s), rel=1e-12, abs=1e-12)
+    assert len(live) > 1000 and ties < len(live) // 10
+
+
+def test_best_only_refuses_unreachable_boards_only_when_the_layers_exist(policy_2x3,
+                                                                          policy_only_2x3):
+    odd = encode([[0, 2, 128], [2, 0, 0]])  # not reachable (test above's naive set)
+    full = Solution(policy_2x3.directory)
+    with pytest.raises(ValueError, match="not in the solved layers"):
+        full.best_move(odd, policy=PolicyStore(full.run))
+    alone = Solution(policy_only_2x3)
+    assert alone.best_move(odd, policy=PolicyStore(alone.run)) in {"left", "right", "up", "down"}
+    with pytest.raises(ValueError, match="holds only the optimal-play store"):
+        alone.best_move(odd)  # the values are gone: only --best-only answers
+
+
+def test_play_from_the_policy_store_alone_brackets_the_exact_score(policy_2x3, policy_only_2x3,
+                                                                   naive_2048):
+    alone = Solution(policy_only_2x3)
+    exact = naive_2048(2, 3).solution.expected_score
+    result = play(alone, 20000, 1, policy=PolicyStore(alone.run))
+    assert result.expected_score == Solution(policy_2x3.directory).expected_score()  # same sum
+    assert result.expected_score == pytest.approx(exact, rel=1e-12)
+    lo, hi = result.ci95
+    assert lo < exact < hi, (result, exact)
+
+
+def test_the_commands_work_from_the_policy_store_alone(policy_only_2x3, naive_2048, capsys):
+    state = ((2, 4, 0), (0, 0, 2))
+    (position,) = PolicyStore(Solution(policy_only_2x3).run).best_positions(
+        np.array([encode([list(r) for r in state])], np.uint64), 8)
+    expected = naive.legal_moves(state)[position][0]
+    assert main(["2048", "query", str(policy_only_2x3), board_text(state), "--best-only"]) == 0
+    assert capsys.readouterr().out.strip() == expected
+    assert main(["2048", "query", str(policy_only_2x3), board_text(state), "--best-only",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"board": [list(r) for r in state], "age": 8,
+                                                   "best": expected}
+    assert main(["2048", "play", str(policy_only_2x3), "--policy", "--games", "3000", "--seed",
+                 "4", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    exact = naive_2048(2, 3).solution.expected_score
+    assert doc["expected_score"] == pytest.approx(exact, rel=1e-12)
+    assert doc["ci95"][0] < exact < doc["ci95"][1]
+    assert main(["2048", "play", str(policy_only_2x3), "--games", "3000"]) == 2
+    assert "--policy" in capsys.readouterr().err
+
+
+def test_a_missing_policy_store_names_the_command_that_builds_it(solved, tmp_path, capsys):
+    directory = tmp_path / "run"
+    shutil.copytree(solved(2, 3), directory)
+    assert not (directory / "policy").exists()
+    command = f"strongsolve 2048 policy {directory} --rows 2 --cols 3 --p2 0.9 --target-tile 0"
+    with pytest.raises(FileNotFoundError, match="has no policy store") as err:
+        PolicyStore(Run(directory, 2, 3))
+    assert f"`{command}`" in str(err.value)
+    assert main(["2048", "query", str(directory), "2 4 . / . . 2", "--best-only"]) == 2
+    assert command in capsys.readouterr().err
+    # a Snakemake run (its job logs, no recorded command): the workflow target, with its config
+    (directory / "solution.json").unlink()
+    (directory / "logs").mkdir()
+    (directory / "logs" / "forward_000004-000010.log").write_text("")
+    with pytest.raises(FileNotFoundError) as err:
+        PolicyStore(Run(directory, 2, 3))
+    assert f"`snakemake g2048_policy_all --cores all --config results={tmp_path} " in str(err.value)
+    assert "g2048={rows: 2, cols: 3, spawn: {p2: 0.9," in str(err.value)
+
+
+def test_a_missing_policy_layer_names_the_policy_command(policy_only_2x3, tmp_path):
+    directory = tmp_path / "run"
+    shutil.copytree(policy_only_2x3, directory)
+    shutil.rmtree(directory / "policy" / "age_000006.zarr")
+    run = Solution(directory).run
+    with pytest.raises(CorruptLayerError, match="age_000006.zarr is missing") as err:
+        PolicyStore(run).expected_score()
+    assert (f"`strongsolve 2048 policy {directory} --rows 2 --cols 3 --p2 0.9 --target-tile 0`"
+            in str(err.value))

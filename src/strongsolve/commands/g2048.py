@@ -99,6 +99,16 @@ def _query(args):
 
     sol = Solution(args.run_dir)
     board = parse_board(args.board, sol.rows, sol.cols)
+    if args.best_only:
+        from ..games.g2048.board import age
+        from ..games.g2048.policy import PolicyStore
+
+        best = sol.best_move(board, policy=PolicyStore(sol.run))
+        if args.json:
+            print(json.dumps({"board": sol.grid(board), "age": age(board), "best": best}, indent=2))
+        else:
+            print(best if best is not None else "none: no legal move, the game is over")
+        return
     q = sol.query(board)
     if args.json:
         print(json.dumps(q, indent=2))
@@ -184,6 +194,12 @@ def register(subparsers):
                    help="rows separated by '/', tiles as numbers, '.' or 0 for empty, e.g. "
                         "\"2 4 . / . 8 . / . . 2\"")
     q.add_argument("--json", action="store_true", help="print JSON: value, best, moves")
+    q.add_argument("--best-only", action="store_true",
+                   help="print only the best move, from RUN_DIR/policy/ (built by `strongsolve "
+                        "2048 policy` or the g2048_policy_all target); works from a directory "
+                        "holding only policy/, where a board outside the reachable set gets an "
+                        "arbitrary legal move (a retrieval store cannot tell); boards the afterstate "
+                        "layers show unreachable are refused when the layers exist")
     q.set_defaults(handler=_query)
     q = sub.add_parser("play", help="Monte Carlo games with the solved policy from random starts")
     q.add_argument("run_dir", help="solved run directory, e.g. results/2048_3x3")
@@ -191,7 +207,9 @@ def register(subparsers):
     q.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
     q.add_argument("--policy", action="store_true",
-                   help="take the moves from RUN_DIR/policy/ (written by `strongsolve 2048 policy`)")
+                   help="take the moves and the exact expected score from RUN_DIR/policy/ (written "
+                        "by `strongsolve 2048 policy` or the g2048_policy_all target); needs no "
+                        "other layer")
     q.set_defaults(handler=_play)
     q = sub.add_parser("policy", help="optimal-play store: the best move of every state, 2.1-2.5 "
                                       "bits per state, into RUN_DIR/policy/ (the g2048_policy rule)")

@@ -37,7 +37,7 @@ from zarr.core.sync import sync
 
 from .atomic import fsync_dir, temporary_name, write_failed
 from .errors import CorruptLayerError
-from .rerun import rerun_command
+from .rerun import policy_command, rerun_command
 from .lock import holds_writer_lock
 
 FORMAT = "strongsolve-layer/1"
@@ -108,10 +108,15 @@ def repair_command(path):
     -------
     str
         ``rm -rf <path> && <rerun command> --forcerun <block manifest>`` (no ``rm`` when nothing is
-        there); the rerun command comes from :func:`.rerun.rerun_command`.
+        there); the rerun command comes from :func:`.rerun.rerun_command`, or for a layer of the
+        optimal-play store (``<run>/policy/``) from :func:`.rerun.policy_command`.
     """
     path = Path(path)
-    command = rerun_command(block_target(path), run_dir=path.parent.parent)
+    if path.parent.name == "policy":
+        manifest = block_manifest(path)
+        command = policy_command(path.parent.parent, *([manifest] if manifest else []))
+    else:
+        command = rerun_command(block_target(path), run_dir=path.parent.parent)
     return f"rm -rf {shlex.quote(str(path))} && {command}" if path.exists() else command
 
 

@@ -178,6 +178,43 @@ def base_command(run_dir=None):
     return command or None
 
 
+POLICY_TARGET = "g2048_policy_all"
+"""The workflow target that builds a 2048 run's optimal-play store (not a default target)."""
+
+
+def policy_command(run_dir, *forcerun):
+    """The command that builds the optimal-play store ``<run_dir>/policy/`` of a 2048 run (issue 18)
+    from its solved layers.
+
+    Parameters
+    ----------
+    run_dir : str or Path
+    *forcerun : str or Path
+        Policy block manifests to force (their layers are to be rebuilt; a finished block is
+        otherwise up to date for Snakemake).
+
+    Returns
+    -------
+    str
+        For a Snakemake run (:func:`base_command`): its rerun command with the target
+        :data:`POLICY_TARGET`, and ``--forcerun`` the manifests. Otherwise ``strongsolve 2048
+        policy`` with the run's parameters (it writes every age that is missing); ``ROWS`` and
+        ``COLS`` stand in for the board when no file of the run names it.
+    """
+    command = base_command(run_dir)
+    if command and is_snakemake_command(command):
+        words = shlex.split(command)
+        command = shlex.join(words[:1] + [POLICY_TARGET] + words[1:])
+        return command + (" --forcerun " + shlex.join(map(str, forcerun)) if forcerun else "")
+    params = _run_params(run_dir)
+    words = ["strongsolve", "2048", "policy", str(run_dir)]
+    if params is None:
+        return shlex.join(words) + " --rows ROWS --cols COLS"
+    return shlex.join(words + ["--rows", str(int(params["rows"])), "--cols",
+                               str(int(params["cols"])), "--p2", repr(float(params["p2"])),
+                               "--target-tile", str(int(params["target_tile"] or 0))])
+
+
 def rerun_command(*forcerun, run_dir=None):
     """The command that reruns the run, forcing the jobs that write ``forcerun``.
 

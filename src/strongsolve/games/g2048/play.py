@@ -153,7 +153,9 @@ def play(solution, games, seed, progress=False, policy=None):
     progress : bool
         Show a tqdm bar of finished games (on a terminal only).
     policy : policy.PolicyStore, optional
-        Take each move from this optimal-play store (issue 18) instead of the value layers.
+        Take each move, and the exact expected score, from this optimal-play store (issue 18)
+        instead of the value layers: ``solution`` then needs no layer (a directory holding only
+        ``policy/``).
 
     Returns
     -------
@@ -219,7 +221,8 @@ def play(solution, games, seed, progress=False, policy=None):
     return PlayResult(
         games=int(games), seed=int(seed), objective=solution.objective,
         target_tile=run.target_tile or None, mean_score=mean, std_error=se,
-        ci95=(mean - Z95 * se, mean + Z95 * se), expected_score=solution.expected_score(),
+        ci95=(mean - Z95 * se, mean + Z95 * se),
+        expected_score=(solution if policy is None else policy).expected_score(),
         mean_points=float(points.mean()),
         largest_tile={int(t): int(c) for t, c in zip(tiles, counts)},
     )

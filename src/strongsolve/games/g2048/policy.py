@@ -13,7 +13,13 @@ stored.
 
 As for any retrieval structure, a board outside the reachable set gets an arbitrary (but legal)
 answer: :class:`PolicyStore` cannot tell it apart and does not check. A caller that holds the
-afterstate layers can check reachability first (:meth:`solution.Solution.moves` does).
+afterstate layers can check reachability first (:meth:`solution.Solution.best_move` does when they
+exist).
+
+The store stands alone: a run directory holding only ``policy/`` answers ``play --policy`` and
+``query --best-only``. The run's parameters are in every layer's attributes, and so is the exact
+value of each start state of the layer's age, from which :meth:`PolicyStore.expected_score` gives
+the run's exact expected score (the same sum as :meth:`solution.Solution.expected_score`).
 
 A query board ``b`` need not be canonical: the rank is that of its canonical board ``c``; the
 chosen move of ``c`` gives a canonical afterstate and reward, and ``b`` plays its first legal move
@@ -23,7 +29,10 @@ optimal one.
 Layout: ``<run>/policy/age_<n>.zarr`` (a layer of :mod:`strongsolve.store.layers`: array ``slots``,
 uint8, four 2-bit slots per byte, slot ``s`` in bits ``2 (s % 4)`` of byte ``s // 4``; attributes
 the run's parameters, ``age``, ``num_states`` (non-terminal states stored), ``seed``,
-``segment_length``, ``segment_count_length``, ``array_length``, ``policy_format`` 1).
+``segment_length``, ``segment_count_length``, ``array_length``, ``policy_format`` 1, and
+``start_values``: ``[[id, value], ...]`` for the canonical start states of the age, empty past age
+8). Like every layer it is written atomically, with checksums of its array and attributes
+(:mod:`strongsolve.store.layers`).
 """
 
 import math
@@ -34,11 +43,15 @@ import numpy as np
 
 from ...kernels.options import njit
 from ...store.atomic import write_json_atomic
-from ...store.layers import read_layer, remove_stale_temporaries, write_layer
+from ...store.errors import CorruptLayerError
+from ...store.lock import holding_run_lock
+from ...store.layers import read_layer, remove_stale_temporaries, repair_command, write_layer
+from ...store.rerun import policy_command
 from .backward import state_values
-from .board import canonical_id, moves
+from .board import age, canonical_id, moves, start_states
 from .expand import spawn_states
 from .forward import starts_of_age
+from .spawn import expected_value
 
 POLICY_FORMAT = 1
 MAX_SEEDS = 1000  # construction attempts per age; one fails with probability < 1e-3 for large n
@@ -214,6 +227,7 @@ def policy_path(run, n):
     return run.directory / "policy" / f"age_{n:06d}.zarr"
 
 
+@holding_run_lock("2048 policy")
 def run_policy(run, ages=None, log=sys.stderr):
     """Policy stage: write ``policy/age_<n>.zarr`` for each age (all by default) from the solved
     layers; an age already written is kept. Writes ``policy/block_<first>-<last>.json``.
@@ -238,12 +252,15 @@ def run_policy(run, ages=None, log=sys.stderr):
             continue
         ids = ids_of(n)
         states = states_of_age(run, n, ids_of(n - 2), ids_of(n - 4))
-        _, best = state_values(states, run.tables, run.target_exp, ids, run.load_values(n, ids))
+        value, best = state_values(states, run.tables, run.target_exp, ids,
+                                   run.load_values(n, ids))
         live = best >= 0
         packed, params = build_fuse(states[live], best[live].astype(np.uint8))
+        starts = starts_of_age(run.rows, run.cols, run.p2, n)
+        start_values = [[int(s), float(value[np.searchsorted(states, s)])] for s in starts]
         write_layer(path, {"slots": packed},
                     dict(run.params(), age=n, num_states=int(live.sum()),
-                         policy_format=POLICY_FORMAT, **params))
+                         policy_format=POLICY_FORMAT, start_values=start_values, **params))
         done.append({"age": n, "num_states": int(live.sum()), "bytes": int(packed.nbytes)})
         print(f"policy age {n}: {int(live.sum())} states, {packed.nbytes} bytes", file=log,
               flush=True)
@@ -303,6 +320,13 @@ class PolicyStore:
     ----------
     run : run.Run
 
+    Raises
+    ------
+    FileNotFoundError
+        If the run has no policy store (no ``policy/age_000004.zarr``): the message names the
+        command that builds it from the solved layers
+        (:func:`strongsolve.store.rerun.policy_command`).
+
     Notes
     -----
     A board outside the reachable set gets an arbitrary legal move (module docstring).
@@ -311,6 +335,10 @@ class PolicyStore:
     def __init__(self, run):
         self.run = run
         self._layers = {}
+        if not policy_path(run, 4).is_dir():
+            raise FileNotFoundError(
+                f"run {run.directory} has no policy store ({policy_path(run, 4)} is missing); "
+                f"build it from the solved layers with: `{policy_command(run.directory)}`")
 
     def _layer(self, n):
         if n not in self._layers:
@@ -333,6 +361,31 @@ class PolicyStore:
         return _best_positions(np.ascontiguousarray(boards, np.uint64), packed, a["seed"],
                                a["segment_length"], a["segment_count_length"], rows, cols,
                                line_result, line_reward, sym)
+
+    def expected_score(self):
+        """The run's exact expected score (points, or the probability of making the target tile):
+        the start states' values stored with the layers of their ages, weighted by the start
+        distribution (:func:`board.start_states`) and added in its order
+        (:func:`spawn.expected_value`), as :meth:`solution.Solution.expected_score` adds them.
+
+        Raises
+        ------
+        CorruptLayerError
+            If a layer of a start age (4, 6 or 8) is missing, corrupt, or lacks the value of one of
+            its start states: the message names it and the command that rebuilds it.
+        """
+        ids, probs = start_states(self.run.rows, self.run.cols, self.run.p2)
+        values = []
+        for s in ids.tolist():
+            n = age(s)
+            stored = dict((k, v) for k, v in self._layer(n)[1].get("start_values", []))
+            if s not in stored:
+                path = policy_path(self.run, n)
+                raise CorruptLayerError(
+                    f"policy layer {path} has no value for the start state {s:#x}; rebuild it "
+                    f"with: `{repair_command(path)}`")
+            values.append(stored[s])
+        return expected_value(probs, values)
 
     def bits_per_state(self):
         """Stored bits (the slot arrays) per stored state over every age."""

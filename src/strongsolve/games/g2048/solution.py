@@ -10,6 +10,7 @@ Values are in the run's objective: expected future merge points (score), or the 
 making the target tile (reach-a-tile).
 """
 
+import shlex
 from collections import OrderedDict
 from pathlib import Path
 
@@ -33,12 +34,13 @@ def open_run(results_dir):
 
     The parameters (rows, cols, p2, target tile) come from ``solution.json`` when the run is solved
     (verified against its checksum), else from the attributes of its age-4 afterstate layer (a
-    forward-only run).
+    forward-only run), else from those of its age-4 policy layer (a directory holding only the
+    optimal-play store, issue 18).
 
     Raises
     ------
     ValueError
-        If the directory holds neither (not a 2048 run directory).
+        If the directory holds none of these (not a 2048 run directory).
     CorruptResultError
         If ``solution.json`` is damaged or edited (names it and the command that rebuilds it).
     """
@@ -48,10 +50,13 @@ def open_run(results_dir):
         params = read_solution(directory)
     elif first.is_dir():
         params = read_attrs(first)
+    elif (directory / "policy" / first.name).is_dir():
+        params = read_attrs(directory / "policy" / first.name)
     else:
-        raise ValueError(f"{directory} is not a 2048 run directory: it has neither solution.json nor "
-                         "afterstates/age_000004.zarr; give a directory written by `strongsolve 2048 "
-                         "solve` or the Snakemake workflow, e.g. results/2048_3x3")
+        raise ValueError(f"{directory} is not a 2048 run directory: it has no solution.json, "
+                         "afterstates/age_000004.zarr nor policy/age_000004.zarr; give a directory "
+                         "written by `strongsolve 2048 solve` or the Snakemake workflow, e.g. "
+                         "results/2048_3x3")
     return Run(directory, int(params["rows"]), int(params["cols"]), float(params["p2"]),
                int(params["target_tile"] or 0))
 
@@ -158,6 +163,12 @@ class Solution:
             self._cache.move_to_end(n)
             return self._cache[n]
         if not self.solved and not self.has_values:
+            if not self.ages() and (self.run.directory / "policy" / "age_000004.zarr").is_dir():
+                d = shlex.quote(str(self.run.directory))
+                raise ValueError(f"run {self.run.directory} holds only the optimal-play store "
+                                 "(policy/), no values: it gives best moves only, with "
+                                 f"`strongsolve 2048 query {d} BOARD --best-only` and "
+                                 f"`strongsolve 2048 play {d} --policy`")
             raise ValueError(f"run {self.run.directory} has no values: it is a forward-only run "
                              "(or its backward pass has not started); solve it to the last age with "
                              f"`{inferred_command(self.run.directory, to_last_age=True)}`")
@@ -194,6 +205,11 @@ class Solution:
                              "in a reach-a-tile run the position ends when the target is made, so it "
                              "is not in the solved layers")
         return b, n
+
+    def grid(self, board_id):
+        """A board as rows of tile values (list of ``rows`` lists of ``cols`` int; 0 for empty)."""
+        tiles = self._tiles(int(board_id))
+        return [tiles[r * self.cols:(r + 1) * self.cols] for r in range(self.rows)]
 
     def _tiles(self, b):
         return [(1 << ((b >> (4 * i)) & 15)) if (b >> (4 * i)) & 15 else 0
@@ -323,18 +339,44 @@ class Solution:
         """
         return self._value_and_best(board_id)[0]
 
-    def best_move(self, board_id):
+    def best_move(self, board_id, policy=None):
         """Name of the optimal move of a state (the first best in direction order), or None when no
-        move is legal. Raises ValueError as :meth:`moves`."""
-        return self._value_and_best(board_id)[1]
+        move is legal.
+
+        Parameters
+        ----------
+        board_id : int
+            A state; any orientation.
+        policy : policy.PolicyStore, optional
+            Take the move from this optimal-play store (issue 18) instead of the value layers. When
+            the run's afterstate layers exist, the state must still be reachable in them (as
+            :meth:`moves` checks); without them (a directory holding only the store) nothing can
+            tell, and a state outside the reachable set gets an arbitrary legal move, as from any
+            retrieval structure.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`moves` (with ``policy``: an impossible ID always; an unreachable state when
+            the afterstate layers exist).
+        CorruptLayerError
+            If a layer read is missing or corrupt (names it and the command that rebuilds it).
+        """
+        if policy is None:
+            return self._value_and_best(board_id)[1]
+        b, n = self._check(board_id)
+        if self.ages():
+            self._check_reachable_state(b, n)
+        (position,) = policy.best_positions(np.array([b], np.uint64), n)
+        legal = [name for d, name in enumerate(DIRECTIONS) if move(b, d, self.rows, self.cols)[2]]
+        return legal[position] if position >= 0 else None
 
     def query(self, board_id):
         """Everything about one state: ``{"board", "age", "value", "best", "moves"}`` (board as rows of
         tile values; the rest as in :meth:`state_value`, :meth:`best_move`, :meth:`moves`)."""
         value, best, moves = self._value_and_best(board_id)
         b, n = self._check(board_id)
-        grid = [self._tiles(b)[r * self.cols:(r + 1) * self.cols] for r in range(self.rows)]
-        return {"board": grid, "age": n, "value": value, "best": best, "moves": moves}
+        return {"board": self.grid(b), "age": n, "value": value, "best": best, "moves": moves}
 
     # --- whole run ----------------------------------------------------------------------------
 

@@ -122,6 +122,8 @@ def test_board_validation_names_the_bad_value(tmp_path):
         ludo.load_board(path)
 
 
+# today's rule (pass_by_overshoot false), the one naive.race_values and naive.simulate_race play;
+# tests/test_ludo_rules.py checks both rules against naive.ludo_race_reference
 RACES = [
     ({"length": 6, "jumps": {2: 4, 5: 1}, "safe": [3], "die": 3}, 2),
     ({"length": 6, "jumps": {2: 4, 5: 1}, "safe": [3], "die": 3}, 1),
@@ -130,6 +132,7 @@ RACES = [
     ({"length": 8, "jumps": {6: 2}, "overshoot": "finish", "die": 4, "safe": [5]}, 1),
     ({"length": 4, "jumps": {3: 1}, "die": 2, "safe": [2]}, 3),
 ]
+RACES = [(dict(data, pass_by_overshoot=False), pieces) for data, pieces in RACES]
 
 
 @pytest.mark.parametrize("data,pieces", RACES)
@@ -223,7 +226,7 @@ def test_cli_rolls_and_race(tmp_path, capsys):
     assert out["expected_rolls"] == pytest.approx(float(ref), rel=1e-9)
 
     race = tmp_path / "race.yaml"
-    race.write_text("length: 6\njumps: {2: 4, 5: 1}\nsafe: [3]\ndie: 3\n")
+    race.write_text("length: 6\njumps: {2: 4, 5: 1}\nsafe: [3]\ndie: 3\npass_by_overshoot: false\n")
     result = tmp_path / "out" / "race.json"
     policy = tmp_path / "out" / "policy.npz"
     assert main(["ludo", "race", str(race), "--pieces", "2", "--json", "--position", "1,3/0,4",

@@ -10,7 +10,7 @@ def register(subparsers):
     p = subparsers.add_parser("ludo", help="solve Ludo / aeroplane chess boards",
                               description="Solve a Ludo / aeroplane chess board given as YAML "
                                           "(length, jumps, chain_jumps, overshoot, die, safe, "
-                                          "roll_again_on).")
+                                          "roll_again_on, pass_by_overshoot).")
     sub = p.add_subparsers(dest="ludo_command", required=True, metavar="{rolls,race}")
 
     rolls = sub.add_parser("rolls", help="expected rolls of one piece from every cell")
@@ -24,6 +24,11 @@ def register(subparsers):
     race.add_argument("board", help="board YAML file")
     _die_options(race)
     race.add_argument("--pieces", type=int, default=2, help="pieces per player (default 2)")
+    race.add_argument("--pass-by-overshoot", choices=["true", "false"],
+                      help="override the board's move rule: true (the board default) lets the "
+                           "mover pick any piece not at the goal, and an overshooting piece stays, "
+                           "which passes the turn; false lets them pick only a piece that can move, "
+                           "and the turn passes only when none can")
     race.add_argument("--tol", type=float, default=1e-12,
                       help="value iteration stops when no win probability changes by more")
     race.add_argument("--against", nargs="*", default=["leading", "trailing"],
@@ -59,6 +64,8 @@ def _board(args):
         parts = args.die.split(",")
         data = dict(data or {}, die=int(parts[0]) if len(parts) == 1 and parts[0].isdigit()
                     else parts)
+    if getattr(args, "pass_by_overshoot", None) is not None:
+        data = dict(data or {}, pass_by_overshoot=args.pass_by_overshoot == "true")
     try:
         return Board.from_mapping(data)
     except ValueError as err:
@@ -74,7 +81,7 @@ def _board_json(board):
     return {"length": board.length, "jumps": {str(k): v for k, v in sorted(board.jumps.items())},
             "chain_jumps": board.chain_jumps, "overshoot": board.overshoot,
             "die": [str(p) for p in board.die], "safe": sorted(board.safe),
-            "roll_again_on": board.roll_again_on}
+            "roll_again_on": board.roll_again_on, "pass_by_overshoot": board.pass_by_overshoot}
 
 
 def run_rolls(args):
@@ -164,8 +171,10 @@ def run_race(args):
            "pieces": args.pieces, "positions": sol.race.expansion.n_nodes,
            "win_probability": sol.win_probability, "sweeps": sol.sweeps,
            "residual": sol.residual, "against": {}, "positions_queried": []}
-    lines = [f"{args.pieces} piece(s) each, optimal play: the first player wins with probability "
-             f"{sol.win_probability:.10f}"]
+    rule = ("any piece not at the goal may be picked; an overshooting one stays"
+            if board.pass_by_overshoot else "only a piece that can move may be picked")
+    lines = [f"{args.pieces} piece(s) each, optimal play ({rule}): the first player wins with "
+             f"probability {sol.win_probability:.10f}"]
     _progress(f"  optimal play solved in {sol.sweeps} sweeps")
     for kind in args.against:
         _progress(f"  matching it against move-the-{kind}-piece")

@@ -5,7 +5,8 @@ shortcuts and backward traps); ``chain_jumps`` (a jump landing on another jump s
 too); ``overshoot``: ``stay`` (a roll past N leaves the piece where it is), ``bounce`` (it walks
 back from N by the excess) or ``finish`` (it reaches N; HDU 4405); ``die``: the number of faces of a
 fair die, or the probabilities of faces 1..k (numbers or fraction strings such as "2/7"); ``safe``
-cells; ``roll_again_on``: a face that grants another roll.
+cells; ``roll_again_on``: a face that grants another roll; ``pass_by_overshoot``: the move rule of
+a race (below).
 
 Move of one piece from cell c with face d: ``t = c + d``, overshoot applied when ``t > N``, then the
 jump at ``t`` (and, with ``chain_jumps``, the jumps after it). A piece staying put (``stay``) does
@@ -17,10 +18,15 @@ and overshoot self-loops need the 1/(1 - p_self) correction the linear system co
 which N cannot be reached surely get ``inf``. Every roll counts, a bonus roll too.
 
 **Race** (:func:`race_expansion`): two players with P pieces each on the same track, alternating
-turns. After the roll the mover picks one of their pieces that can move (distinct cells only; a
-piece at N or one that ``stay`` would keep still cannot move); if none can, the turn passes. The
-final landing cell (after jumps), if not 0, not N and not safe, sends every opponent piece there
-back to 0. The first player with every piece at N wins. With ``roll_again_on`` the same player rolls
+turns. After the roll the mover picks one of their pieces (distinct cells only). With
+``pass_by_overshoot: true`` (the default; the rule of the design this project follows, a Java MDP
+solver for 飞行棋) any piece not at N may be picked, and a piece whose roll overshoots under
+``stay`` stays where it is, so picking it passes the turn, even when another piece could move. With
+``false`` only a piece that can move may be picked (a piece at N or one that ``stay`` would keep
+still cannot), and the turn passes only when none can. The two rules differ only under ``stay``
+(``bounce`` and ``finish`` always move). A capture happens only where a piece lands after moving:
+the final landing cell (after jumps), if not 0, not N and not safe, sends every opponent piece there
+back to 0; a piece that stays captures nothing. The first player with every piece at N wins. With ``roll_again_on`` the same player rolls
 again after that face (unless they just won). A position is seen by the player to move: (own pieces,
 opponent pieces), each a sorted tuple. Negamax: a candidate handing the turn over has reward 1, sign
 -1 (``1 - V(opponent to move)``); a bonus roll has reward 0, sign +1; the value is the mover's win
@@ -40,7 +46,8 @@ from ..kernels.iteration import (Expansion, alternate_policies, evaluate_policy,
 from ..kernels.options import njit
 
 OVERSHOOT = ("stay", "bounce", "finish")
-BOARD_KEYS = ("length", "jumps", "chain_jumps", "overshoot", "die", "safe", "roll_again_on")
+BOARD_KEYS = ("length", "jumps", "chain_jumps", "overshoot", "die", "safe", "roll_again_on",
+              "pass_by_overshoot")
 MAX_RACE_NODES = 10_000_000  # about 16 GB at peak (6 faces, 2 pieces: 1.6 kB per position)
 
 
@@ -79,6 +86,8 @@ class Board:
         Probabilities of faces 1..k, summing to 1.
     safe : frozenset[int]
     roll_again_on : int or None
+    pass_by_overshoot : bool
+        The race's move rule (module docstring); default True.
     """
 
     length: int
@@ -88,6 +97,7 @@ class Board:
     die: tuple
     safe: frozenset
     roll_again_on: object
+    pass_by_overshoot: bool = True
 
     @classmethod
     def from_mapping(cls, data):
@@ -99,7 +109,8 @@ class Board:
             Naming the bad value: an unknown key, ``length`` < 1, a jump source outside 1..N-1 or a
             target outside 0..N, a jump onto itself, a jump cycle with ``chain_jumps``, an unknown
             ``overshoot``, die probabilities that are negative or do not sum to 1, a face too large
-            for ``bounce`` (> N + 1), a safe cell outside 0..N, ``roll_again_on`` not a face.
+            for ``bounce`` (> N + 1), a safe cell outside 0..N, ``roll_again_on`` not a face,
+            ``pass_by_overshoot`` not true or false.
         """
         if not isinstance(data, dict):
             raise ValueError(f"a board must be a mapping with keys {', '.join(BOARD_KEYS)}, "
@@ -173,7 +184,12 @@ class Board:
                                  f"> 0, got {again}")
             if probs[again - 1] == 1:
                 raise ValueError(f"roll_again_on {again} is the only face: the turn never ends")
-        return cls(n, jumps, chain, overshoot, probs, safe, again)
+        pass_by_overshoot = data.get("pass_by_overshoot", True)
+        if not isinstance(pass_by_overshoot, bool):
+            raise ValueError(f"pass_by_overshoot must be true (any piece not at the goal may be "
+                             f"picked; an overshooting one stays and the turn passes) or false (only "
+                             f"a piece that can move may be picked), got {pass_by_overshoot!r}")
+        return cls(n, jumps, chain, overshoot, probs, safe, again, pass_by_overshoot)
 
     @property
     def faces(self):
@@ -383,7 +399,7 @@ def _rank(t, r, rank):
 
 
 @njit
-def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
+def _race(tuples, rank, r, move, prob, capture_ok, goal, again, pass_by_overshoot):
     m, p = tuples.shape
     n_nodes = m * m
     k = prob.shape[0]
@@ -417,9 +433,13 @@ def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
                     continue
                 bonus = again == d + 1
                 start = a
+                may_stay = False  # a piece not at N that overshoots may be picked: it stays
                 for j in range(p):
                     c = mine[j]
-                    if (j > 0 and c == mine[j - 1]) or move[c, d] < 0:
+                    if move[c, d] < 0:
+                        may_stay = may_stay or (pass_by_overshoot and c != goal)
+                        continue
+                    if j > 0 and c == mine[j - 1]:
                         continue
                     t = move[c, d]
                     for i in range(p):
@@ -445,7 +465,7 @@ def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
                         nxt[a] = _rank(opp, r, rank) * m + _rank(own, r, rank)
                     piece[a] = c
                     a += 1
-                if a == start:  # no piece can move: the turn passes (or the bonus roll comes)
+                if a == start or may_stay:  # the turn passes (or the bonus roll comes)
                     reward[a] = 0.0 if bonus else 1.0
                     sign[a] = 1.0 if bonus else -1.0
                     nxt[a] = x if bonus else (x % m) * m + x // m
@@ -470,10 +490,12 @@ class Race(NamedTuple):
 
 
 def race_expansion(board, pieces):
-    """The negamax expansion of the two-player race (module docstring).
+    """The negamax expansion of the two-player race (module docstring), under the board's
+    ``pass_by_overshoot`` rule.
 
-    Candidates of an outcome are the movable pieces in increasing cell order, so position 0 moves
-    the trailing piece and the last position the leading one.
+    Candidates of an outcome are the movable pieces in increasing cell order, then the pass (one
+    candidate, ``piece`` -1) when no piece can move or, with ``pass_by_overshoot``, when some piece
+    not at N overshoots and may stay.
     """
     enc = race_encoding(board, pieces)
     cells = enc.cells
@@ -490,7 +512,7 @@ def race_expansion(board, pieces):
     again = 0 if board.roll_again_on is None else board.roll_again_on
     node_ptr, out_prob, out_ptr, reward, nxt, sign, piece = _race(
         enc.tuples, enc.rank, r, move, np.array([float(p) for p in board.die]), capture_ok,
-        index[board.length], again)
+        index[board.length], again, board.pass_by_overshoot)
     return Race(board, enc, Expansion(node_ptr, out_prob, out_ptr, reward, nxt, sign), piece)
 
 
@@ -557,13 +579,15 @@ def solve_race(board, pieces, tol=1e-12, max_iter=100_000, progress=None):
 
 def simple_policy(race, kind):
     """Candidate positions of a simple policy: ``leading`` moves the most advanced movable piece,
-    ``trailing`` the least advanced (int64[O])."""
+    ``trailing`` the least advanced; either passes only when no piece can move (int64[O])."""
+    if kind not in ("leading", "trailing"):
+        raise ValueError(f"simple policy must be 'leading' or 'trailing', got {kind!r}")
     sizes = np.diff(race.expansion.out_ptr)
+    # the pass, when offered, is the last candidate; the moves come before it
+    moves = sizes - (race.piece[race.expansion.out_ptr[1:] - 1] < 0)
     if kind == "leading":
-        return sizes - 1
-    if kind == "trailing":
-        return np.zeros_like(sizes)
-    raise ValueError(f"simple policy must be 'leading' or 'trailing', got {kind!r}")
+        return np.maximum(moves - 1, 0)
+    return np.zeros_like(sizes)
 
 
 def match_win_probability(race, policy_a, policy_b, tol=1e-13):

@@ -399,6 +399,44 @@ def _rank(t, r, rank):
 
 
 @njit
+def _after_roll(mine, theirs, d, move, capture_ok, goal, pass_by_overshoot, own_out, opp_out,
+                piece_out):
+    # the mover's choices after face d + 1 (module docstring): rows 0..n-1 of own_out / opp_out
+    # (int64[P + 1, P], sorted rest-cell indices) and piece_out (int64[P + 1]: the rest-cell index
+    # of the piece moved, -1 for the pass); the moves in increasing cell order, then the pass
+    p = mine.shape[0]
+    n = 0
+    may_stay = False  # a piece not at N that overshoots may be picked: it stays
+    for j in range(p):
+        c = mine[j]
+        if move[c, d] < 0:
+            may_stay = may_stay or (pass_by_overshoot and c != goal)
+            continue
+        if j > 0 and c == mine[j - 1]:
+            continue
+        t = move[c, d]
+        for i in range(p):
+            own_out[n, i] = mine[i]
+            opp_out[n, i] = theirs[i]
+        own_out[n, j] = t
+        if capture_ok[t]:
+            for i in range(p):
+                if opp_out[n, i] == t:
+                    opp_out[n, i] = 0
+        own_out[n].sort()
+        opp_out[n].sort()
+        piece_out[n] = c
+        n += 1
+    if n == 0 or may_stay:  # the turn passes (or the bonus roll comes)
+        for i in range(p):
+            own_out[n, i] = mine[i]
+            opp_out[n, i] = theirs[i]
+        piece_out[n] = -1
+        n += 1
+    return n
+
+
+@njit
 def _race(tuples, rank, r, move, prob, capture_ok, goal, again, pass_by_overshoot):
     m, p = tuples.shape
     n_nodes = m * m
@@ -415,8 +453,9 @@ def _race(tuples, rank, r, move, prob, capture_ok, goal, again, pass_by_overshoo
     nxt = np.empty(cap, np.int64)
     sign = np.empty(cap, np.float64)
     piece = np.empty(cap, np.int64)  # rest-cell index of the piece moved, -1 for a pass
-    own = np.empty(p, np.int64)
-    opp = np.empty(p, np.int64)
+    own = np.empty((p + 1, p), np.int64)
+    opp = np.empty((p + 1, p), np.int64)
+    moved = np.empty(p + 1, np.int64)
     o = 0
     a = 0
     for x in range(n_nodes):
@@ -432,44 +471,21 @@ def _race(tuples, rank, r, move, prob, capture_ok, goal, again, pass_by_overshoo
                 if prob[d] == 0:
                     continue
                 bonus = again == d + 1
-                start = a
-                may_stay = False  # a piece not at N that overshoots may be picked: it stays
-                for j in range(p):
-                    c = mine[j]
-                    if move[c, d] < 0:
-                        may_stay = may_stay or (pass_by_overshoot and c != goal)
-                        continue
-                    if j > 0 and c == mine[j - 1]:
-                        continue
-                    t = move[c, d]
-                    for i in range(p):
-                        own[i] = mine[i]
-                        opp[i] = theirs[i]
-                    own[j] = t
-                    if capture_ok[t]:
-                        for i in range(p):
-                            if opp[i] == t:
-                                opp[i] = 0
-                    own.sort()
-                    opp.sort()
+                n = _after_roll(mine, theirs, d, move, capture_ok, goal, pass_by_overshoot, own,
+                                opp, moved)
+                for c in range(n):
                     won = True
                     for i in range(p):
-                        won = won and own[i] == goal
+                        won = won and own[c, i] == goal
                     if bonus and not won:
                         reward[a] = 0.0
                         sign[a] = 1.0
-                        nxt[a] = _rank(own, r, rank) * m + _rank(opp, r, rank)
+                        nxt[a] = _rank(own[c], r, rank) * m + _rank(opp[c], r, rank)
                     else:
                         reward[a] = 1.0
                         sign[a] = -1.0
-                        nxt[a] = _rank(opp, r, rank) * m + _rank(own, r, rank)
-                    piece[a] = c
-                    a += 1
-                if a == start or may_stay:  # the turn passes (or the bonus roll comes)
-                    reward[a] = 0.0 if bonus else 1.0
-                    sign[a] = 1.0 if bonus else -1.0
-                    nxt[a] = x if bonus else (x % m) * m + x // m
-                    piece[a] = -1
+                        nxt[a] = _rank(opp[c], r, rank) * m + _rank(own[c], r, rank)
+                    piece[a] = moved[c]
                     a += 1
                 out_prob[o] = prob[d]
                 o += 1
@@ -501,14 +517,7 @@ def race_expansion(board, pieces):
     cells = enc.cells
     index = {c: i for i, c in enumerate(cells.tolist())}
     r = len(cells)
-    move = np.full((r, board.faces), -1, np.int64)
-    for i, c in enumerate(cells.tolist()):
-        for d in range(board.faces):
-            t = board.move(c, d + 1)
-            if t is not None:
-                move[i, d] = index[t]
-    capture_ok = np.array([c not in board.safe and c not in (0, board.length)
-                           for c in cells.tolist()])
+    move, capture_ok = _move_table(board, cells)
     again = 0 if board.roll_again_on is None else board.roll_again_on
     node_ptr, out_prob, out_ptr, reward, nxt, sign, piece = _race(
         enc.tuples, enc.rank, r, move, np.array([float(p) for p in board.die]), capture_ok,
@@ -631,4 +640,85 @@ def best_moves(solution, own, opponent):
         cell = race.piece[a]
         out.append({"face": face, "move_from": None if cell < 0 else int(race.encoding.cells[cell]),
                     "win_probability": float(q)})
+    return out
+
+
+def _move_table(board, cells):
+    """int64[R, faces]: rest-cell index reached from each rest cell with each face, -1 when the
+    piece cannot move; and bool[R]: captures allowed on each rest cell (not 0, N or safe)."""
+    index = {c: i for i, c in enumerate(cells.tolist())}
+    move = np.full((len(cells), board.faces), -1, np.int64)
+    for i, c in enumerate(cells.tolist()):
+        for d in range(board.faces):
+            t = board.move(c, d + 1)
+            if t is not None:
+                move[i, d] = index[t]
+    capture_ok = np.array([c not in board.safe and c not in (0, board.length)
+                           for c in cells.tolist()])
+    return move, capture_ok
+
+
+def advise(board, encoding, value, own, opponent, face):
+    """Every legal choice of the player to move after rolling ``face``, valued from a solved race.
+
+    Parameters
+    ----------
+    board : Board
+    encoding : RaceEncoding
+        Of the solved race (:func:`race_encoding` of the same board and piece count).
+    value : float64[M*M]
+        Win probability of the player to move at every node (:attr:`RaceSolution.value`).
+    own, opponent : tuple of int
+        Cells of the mover's and the opponent's pieces (any order).
+    face : int
+        The roll, 1..faces, with probability > 0.
+
+    Returns
+    -------
+    list of dict
+        Per choice, the moves in increasing cell order then the pass: ``move_from`` (cell of the
+        piece moved, None for the pass), ``own_after``, ``opponent_after`` (cells), ``bonus_roll``
+        and ``win_probability`` (of the mover, under optimal play afterwards); ``best`` is True on
+        the first choice of highest win probability (the one the solver plays).
+
+    Raises
+    ------
+    ValueError
+        A cell a piece cannot rest on, a wrong piece count, a face not on the die, or a game
+        already over.
+    """
+    x = encoding.node(own, opponent)
+    if not 1 <= face <= board.faces or board.die[face - 1] == 0:
+        raise ValueError(f"roll {face} is not a face of the die (faces 1..{board.faces} with "
+                         f"probability > 0)")
+    cells = encoding.cells
+    goal = len(cells) - 1
+    m = encoding.n_tuples
+    mine, theirs = encoding.tuples[x // m], encoding.tuples[x % m]
+    if (mine == goal).all() or (theirs == goal).all():
+        raise ValueError(f"the game {tuple(own)}/{tuple(opponent)} is over: "
+                         f"{'the mover' if (mine == goal).all() else 'the opponent'} has every "
+                         "piece at the goal")
+    move, capture_ok = _move_table(board, cells)
+    p = mine.shape[0]
+    own_out, opp_out = np.empty((p + 1, p), np.int64), np.empty((p + 1, p), np.int64)
+    moved = np.empty(p + 1, np.int64)
+    n = _after_roll(mine, theirs, face - 1, move, capture_ok, goal, board.pass_by_overshoot,
+                    own_out, opp_out, moved)
+    bonus = board.roll_again_on == face
+    out = []
+    for c in range(n):
+        a, b = tuple(cells[own_out[c]].tolist()), tuple(cells[opp_out[c]].tolist())
+        won = (own_out[c] == goal).all()
+        if won:
+            q = 1.0
+        elif bonus:
+            q = float(value[encoding.node(a, b)])
+        else:
+            q = 1.0 - float(value[encoding.node(b, a)])
+        out.append({"move_from": None if moved[c] < 0 else int(cells[moved[c]]), "own_after": a,
+                    "opponent_after": b, "bonus_roll": bool(bonus and not won),
+                    "win_probability": q, "best": False})
+    best = max(range(n), key=lambda i: out[i]["win_probability"])
+    out[best]["best"] = True
     return out

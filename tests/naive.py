@@ -1174,3 +1174,83 @@ class _Utility(dict):
     def __missing__(self, key):
         self[key] = self.fn(*key)
         return self[key]
+# Ludo race, second reference (issue 19): written apart from race_moves / race_values above (no
+# shared code): each player's pieces are an *ordered* tuple (piece identities kept), Jacobi value
+# iteration from 0, both move rules. ``pass_by_overshoot`` True: any piece not at N may be picked,
+# and one whose roll overshoots (overshoot "stay") stays where it is, which passes the turn; False:
+# only pieces that can move may be picked, and the turn passes only when none can. A capture
+# happens only on the cell where the moved piece ends (after its jumps), and sends every opponent
+# piece there (not 0, N or a safe cell) back to 0.
+# ---------------------------------------------------------------------------------------------
+
+def ludo_step(board, cell, face):
+    """(cell after the roll, moved?) for one piece not at N."""
+    n = board["length"]
+    t = cell + face
+    if t > n:
+        rule = board.get("overshoot", "stay")
+        if rule == "stay":
+            return cell, False
+        t = n if rule == "finish" else n - (t - n)
+    seen = 0
+    jumps = board.get("jumps", {})
+    while t in jumps and (seen == 0 or board.get("chain_jumps", False)):
+        t = jumps[t]
+        seen += 1
+    return t, True
+
+
+def ludo_race_options(board, own, opp, face, pass_by_overshoot):
+    """[(own', opp', moved)] the mover may choose from after ``face`` (a pass keeps both)."""
+    n = board["length"]
+    safe = set(board.get("safe", ()))
+    options = []
+    for i, cell in enumerate(own):
+        if cell == n:
+            continue
+        t, moved = ludo_step(board, cell, face)
+        if not moved:
+            if pass_by_overshoot:
+                options.append((own, opp, False))
+            continue
+        new_own = own[:i] + (t,) + own[i + 1:]
+        hit = t not in safe and 0 < t < n
+        new_opp = tuple(0 if (hit and q == t) else q for q in opp)
+        options.append((new_own, new_opp, True))
+    return options or [(own, opp, False)]
+
+
+def ludo_race_reference(board, pieces, pass_by_overshoot, tol=1e-13):
+    """Win probability of the player to move under optimal play, {(own, opp): float} over ordered
+    piece tuples of cells 0..N (games already won excluded), by Jacobi value iteration."""
+    from itertools import product
+
+    n = board["length"]
+    again = board.get("roll_again_on")
+    home = (n,) * pieces
+    sides = [s for s in product(range(n + 1), repeat=pieces) if s != home]
+    states = [(a, b) for a in sides for b in sides]
+    faces = [(d, float(p)) for d, p in enumerate(board["die"], 1) if p > 0]
+    table = {(s, d): ludo_race_options(board, s[0], s[1], d, pass_by_overshoot)
+             for s in states for d, _ in faces}
+    value = dict.fromkeys(states, 0.0)
+    while True:
+        new = {}
+        for s in states:
+            total = 0.0
+            for d, p in faces:
+                best = 0.0
+                for own, opp, _ in table[s, d]:
+                    if own == home:
+                        v = 1.0
+                    elif d == again:
+                        v = value[own, opp]
+                    else:
+                        v = 1.0 - value[opp, own]
+                    best = max(best, v)
+                total += p * best
+            new[s] = total
+        delta = max(abs(new[s] - value[s]) for s in states)
+        value = new
+        if delta <= tol:
+            return value

@@ -249,7 +249,7 @@ def test_bad_input_is_named_and_nothing_is_written(lab_results):
         ("/shutbox?file=shutbox_4/standard_5_max-shut.json&tile=1&tile=2&total=9",
          "roll total '9' is impossible"),
         ("/ludo?own=0,3&opponent=0,0&roll=1", "cell 3 is not a cell a piece can rest on"),
-        ("/ludo?own=0,1&opponent=0,0&roll=5", "roll 5 is impossible"),
+        ("/ludo?own=0,1&opponent=0,0&roll=5", "roll 5 is not a face of the die"),
         ("/ludo?own=0&opponent=0,0&roll=1", "is not 2 cell number(s)"),
     ]
     for url, message in cases:

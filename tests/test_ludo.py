@@ -122,6 +122,8 @@ def test_board_validation_names_the_bad_value(tmp_path):
         ludo.load_board(path)
 
 
+# today's rule (pass_by_overshoot false), the one naive.race_values and naive.simulate_race play;
+# tests/test_ludo_rules.py checks both rules against naive.ludo_race_reference
 RACES = [
     ({"length": 6, "jumps": {2: 4, 5: 1}, "safe": [3], "die": 3}, 2),
     ({"length": 6, "jumps": {2: 4, 5: 1}, "safe": [3], "die": 3}, 1),
@@ -130,6 +132,7 @@ RACES = [
     ({"length": 8, "jumps": {6: 2}, "overshoot": "finish", "die": 4, "safe": [5]}, 1),
     ({"length": 4, "jumps": {3: 1}, "die": 2, "safe": [2]}, 3),
 ]
+RACES = [(dict(data, pass_by_overshoot=False), pieces) for data, pieces in RACES]
 
 
 @pytest.mark.parametrize("data,pieces", RACES)
@@ -152,36 +155,6 @@ def test_race_values_match_the_reference_everywhere(data, pieces):
             assert not options
         else:
             assert move["move_from"] in [c for c, *_ in options]
-
-
-@pytest.mark.parametrize("data,pieces", [RACES[0], RACES[2], RACES[4]])
-def test_choice_values_of_every_position_match_the_reference(data, pieces):
-    # each choice's value from saved values alone (the lab's query), against naive.py's moves and
-    # values: a win is worth 1, a bonus roll keeps the mover, else 1 - the opponent's value
-    board = ludo.Board.from_mapping(data)
-    sol = ludo.solve_race(board, pieces, tol=1e-13)
-    ref = naive.race_values(naive_board(data), pieces)
-    again = data.get("roll_again_on")
-    enc = sol.race.encoding
-    faces = [d for d, p in enumerate(board.die, 1) if p > 0]
-    for x in np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0):
-        own, opp = enc.position(x)
-        best = {m["face"]: m for m in ludo.best_moves(sol, own, opp)}
-        for face in faces:
-            got = ludo.choice_values(board, enc, sol.value, own, opp, face)
-            options = naive.race_moves(naive_board(data), own, opp, face)
-            if not options:
-                want = [(None, ref[own, opp] if face == again else 1 - ref[opp, own])]
-            else:
-                want = [(c, 1.0 if won else ref[o, p] if face == again else 1 - ref[p, o])
-                        for c, o, p, won in options]
-            assert [m["move_from"] for m in got] == [c for c, _ in want], (own, opp, face)
-            for m, (_, v) in zip(got, want):
-                assert m["win_probability"] == pytest.approx(v, abs=1e-9), (own, opp, face)
-            assert max(m["win_probability"] for m in got) == \
-                pytest.approx(best[face]["win_probability"], abs=1e-12)
-    with pytest.raises(ValueError, match="roll 9 is impossible"):
-        ludo.choice_values(board, enc, sol.value, (0,) * pieces, (0,) * pieces, 9)
 
 
 def optimal_player(sol):
@@ -253,7 +226,7 @@ def test_cli_rolls_and_race(tmp_path, capsys):
     assert out["expected_rolls"] == pytest.approx(float(ref), rel=1e-9)
 
     race = tmp_path / "race.yaml"
-    race.write_text("length: 6\njumps: {2: 4, 5: 1}\nsafe: [3]\ndie: 3\n")
+    race.write_text("length: 6\njumps: {2: 4, 5: 1}\nsafe: [3]\ndie: 3\npass_by_overshoot: false\n")
     result = tmp_path / "out" / "race.json"
     policy = tmp_path / "out" / "policy.npz"
     assert main(["ludo", "race", str(race), "--pieces", "2", "--json", "--position", "1,3/0,4",

@@ -1,5 +1,6 @@
 """``strongsolve ludo``: exact expected rolls of one piece, optimal two-player races (issue 7)."""
 
+import json
 import math
 import sys
 
@@ -10,8 +11,8 @@ def register(subparsers):
     p = subparsers.add_parser("ludo", help="solve Ludo / aeroplane chess boards",
                               description="Solve a Ludo / aeroplane chess board given as YAML "
                                           "(length, jumps, chain_jumps, overshoot, die, safe, "
-                                          "roll_again_on).")
-    sub = p.add_subparsers(dest="ludo_command", required=True, metavar="{rolls,race}")
+                                          "roll_again_on, pass_by_overshoot).")
+    sub = p.add_subparsers(dest="ludo_command", required=True, metavar="{rolls,race,advise}")
 
     rolls = sub.add_parser("rolls", help="expected rolls of one piece from every cell")
     rolls.add_argument("board", help="board YAML file")
@@ -24,6 +25,11 @@ def register(subparsers):
     race.add_argument("board", help="board YAML file")
     _die_options(race)
     race.add_argument("--pieces", type=int, default=2, help="pieces per player (default 2)")
+    race.add_argument("--pass-by-overshoot", choices=["true", "false"],
+                      help="override the board's move rule: true (the board default) lets the "
+                           "mover pick any piece not at the goal, and an overshooting piece stays, "
+                           "which passes the turn; false lets them pick only a piece that can move, "
+                           "and the turn passes only when none can")
     race.add_argument("--tol", type=float, default=1e-12,
                       help="value iteration stops when no win probability changes by more")
     race.add_argument("--against", nargs="*", default=["leading", "trailing"],
@@ -37,6 +43,18 @@ def register(subparsers):
     race.add_argument("--json", action="store_true", help="print JSON")
     race.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
     race.set_defaults(handler=run_race)
+
+    advise = sub.add_parser("advise", help="every choice after a roll, valued from a saved race",
+                            description="Read a race solution saved by `ludo race --policy-out` "
+                                        "(no re-solve) and print each legal choice after the roll "
+                                        "with the mover's win probability, the best marked.")
+    advise.add_argument("result", help="the .npz written by `ludo race --policy-out`")
+    advise.add_argument("--position", required=True, metavar="OWN/OPP",
+                        help="own cells/opponent cells, player to move first, e.g. 3,10/0,22")
+    advise.add_argument("--roll", type=int, required=True, help="the face rolled")
+    advise.add_argument("--json", action="store_true", help="print JSON")
+    advise.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
+    advise.set_defaults(handler=run_advise)
 
 
 def _die_options(p):
@@ -59,6 +77,8 @@ def _board(args):
         parts = args.die.split(",")
         data = dict(data or {}, die=int(parts[0]) if len(parts) == 1 and parts[0].isdigit()
                     else parts)
+    if getattr(args, "pass_by_overshoot", None) is not None:
+        data = dict(data or {}, pass_by_overshoot=args.pass_by_overshoot == "true")
     try:
         return Board.from_mapping(data)
     except ValueError as err:
@@ -74,7 +94,7 @@ def _board_json(board):
     return {"length": board.length, "jumps": {str(k): v for k, v in sorted(board.jumps.items())},
             "chain_jumps": board.chain_jumps, "overshoot": board.overshoot,
             "die": [str(p) for p in board.die], "safe": sorted(board.safe),
-            "roll_again_on": board.roll_again_on}
+            "roll_again_on": board.roll_again_on, "pass_by_overshoot": board.pass_by_overshoot}
 
 
 def run_rolls(args):
@@ -133,6 +153,7 @@ def _save_policy(path, solution):
         with open(tmp, "wb") as f:
             np.savez_compressed(
                 f, cells=race.encoding.cells, tuples=race.encoding.tuples,
+                board=np.array(json.dumps(_board_json(race.board))),
                 faces=np.array(faces), value=solution.value, move_from=best,
                 readme=np.array("node = rank(own) * M + rank(opponent), rank = row of tuples "
                                 "(indices into cells); value = win probability of the player to "
@@ -164,8 +185,10 @@ def run_race(args):
            "pieces": args.pieces, "positions": sol.race.expansion.n_nodes,
            "win_probability": sol.win_probability, "sweeps": sol.sweeps,
            "residual": sol.residual, "against": {}, "positions_queried": []}
-    lines = [f"{args.pieces} piece(s) each, optimal play: the first player wins with probability "
-             f"{sol.win_probability:.10f}"]
+    rule = ("any piece not at the goal may be picked; an overshooting one stays"
+            if board.pass_by_overshoot else "only a piece that can move may be picked")
+    lines = [f"{args.pieces} piece(s) each, optimal play ({rule}): the first player wins with "
+             f"probability {sol.win_probability:.10f}"]
     _progress(f"  optimal play solved in {sol.sweeps} sweeps")
     for kind in args.against:
         _progress(f"  matching it against move-the-{kind}-piece")
@@ -185,5 +208,53 @@ def run_race(args):
     if args.policy_out:
         _save_policy(args.policy_out, sol)
         out["policy_file"] = args.policy_out
+    emit(args, out, "\n".join(lines))
+    return 0
+
+
+def _load_solution(path):
+    """(board, encoding, value) of a race saved by ``--policy-out``; errors name the file and the
+    command that writes a readable one."""
+    import numpy as np
+
+    from ..games import ludo
+
+    try:
+        saved = np.load(path)
+        stored = {key: saved[key] for key in ("board", "cells", "tuples", "value")}
+    except (OSError, ValueError, KeyError) as err:
+        raise ValueError(f"{path}: not a race solution with its board ({err}); write one with "
+                         "`strongsolve ludo race BOARD --pieces P --policy-out "
+                         f"{path}`") from None
+    board = ludo.Board.from_mapping(json.loads(str(stored["board"])))
+    pieces = stored["tuples"].shape[1]
+    enc = ludo.race_encoding(board, pieces)
+    if not (np.array_equal(enc.cells, stored["cells"]) and np.array_equal(enc.tuples, stored["tuples"])
+            and stored["value"].shape == (enc.n_tuples ** 2,)):
+        raise ValueError(f"{path}: its positions do not match its board; write it again with "
+                         f"`strongsolve ludo race BOARD --pieces {pieces} --policy-out {path}`")
+    return board, enc, stored["value"]
+
+
+def run_advise(args):
+    from ..games import ludo
+
+    board, enc, value = _load_solution(args.result)
+    pieces = enc.tuples.shape[1]
+    own, opp = _parse_position(args.position, pieces)
+    choices = ludo.advise(board, enc, value, own, opp, args.roll)
+    out = {"game": "ludo-advise", "result": args.result, "pieces": pieces,
+           "pass_by_overshoot": board.pass_by_overshoot, "own": list(own), "opponent": list(opp),
+           "roll": args.roll,
+           "choices": [dict(c, own_after=list(c["own_after"]),
+                            opponent_after=list(c["opponent_after"])) for c in choices]}
+    lines = [f"position {args.position}, roll {args.roll} ({pieces} piece(s) each): win "
+             "probability of the mover after each choice"]
+    for c in choices:
+        what = "pass" if c["move_from"] is None else f"move {c['move_from']}"
+        after = (f"-> {','.join(map(str, c['own_after']))}/"
+                 f"{','.join(map(str, c['opponent_after']))}")
+        lines.append(f"  {'*' if c['best'] else ' '} {what:<8} {after:<16} "
+                     f"{c['win_probability']:.10f}" + ("  (rolls again)" if c["bonus_roll"] else ""))
     emit(args, out, "\n".join(lines))
     return 0

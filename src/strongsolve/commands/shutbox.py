@@ -41,6 +41,20 @@ def register(subparsers):
                    help="print JSON instead of text (an infinite value, an unreachable goal, is null)")
     p.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
     p.set_defaults(handler=run)
+    sub = p.add_subparsers(dest="shutbox_command", metavar="{advise}")
+    advise = sub.add_parser("advise", help="every choice after a roll, from a saved solution",
+                            description="Read a solution written by `strongsolve shutbox ... "
+                                        "--policy --output FILE` (no re-solve) and print each "
+                                        "legal choice after the roll with its value, the best "
+                                        "marked.")
+    advise.add_argument("result", help="JSON written by `strongsolve shutbox ... --policy --output`")
+    advise.add_argument("--open", required=True, metavar='"1 3 5"',
+                        help="flip-one: the cards not yet set; standard: the open tiles")
+    advise.add_argument("--roll", required=True, metavar="X,Y",
+                        help="the dice, e.g. 3,5 (one face when one die is rolled)")
+    advise.add_argument("--json", action="store_true", help="print JSON")
+    advise.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
+    advise.set_defaults(handler=run_advise)
 
 
 def finite_or_none(value):
@@ -126,4 +140,49 @@ def run(args):
         text += (f"\n  check: other method {c['other_method']:.12g}, exact policy value "
                  f"{c['exact_policy_value']:.12g}")
     _emit(args, out, text)
+    return 0
+
+
+def _ints(text, what):
+    try:
+        return [int(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        raise ValueError(f"{what} must be whole numbers, got {text!r}") from None
+
+
+def run_advise(args):
+    import json
+
+    from ..games import shutbox as sb
+
+    fix = (f"write one with `strongsolve shutbox --cards N --faces F --rule R --policy --output "
+           f"{args.result}`")
+    try:
+        with open(args.result) as f:
+            doc = json.load(f)
+        variant = {k: doc[k] for k in ("rule", "objective", "cards", "faces", "one_die")}
+        value = [math.inf if v is None else v for v in doc["policy"]["value_per_mask"]]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{args.result}: not a Shut the Box solution with its values ({err}); "
+                         f"{fix}") from None
+    roll = _ints(args.roll, "--roll")
+    for face in roll:
+        if not 1 <= face <= variant["faces"]:
+            raise ValueError(f"--roll {args.roll}: face {face} is not on a die of "
+                             f"{variant['faces']} faces")
+    choices = sb.advise(variant["rule"], variant["objective"], variant["cards"], variant["one_die"],
+                        value, _ints(args.open, "--open"), tuple(roll))
+    unit = UNITS[variant["objective"]]
+    out = {"game": "shutbox-advise", "result": args.result, **variant, "unit": unit,
+           "open": sorted(_ints(args.open, "--open")), "roll": roll, "choices": choices}
+    lines = [f"open {' '.join(map(str, out['open']))}, roll {args.roll} ({variant['rule']}, "
+             f"{variant['objective']}): value ({unit}) after each choice"]
+    for c in choices:
+        if variant["rule"] == "flip-one":
+            what = "pass" if c["flip"] is None else f"flip {c['flip']}"
+        else:
+            what = "game over" if not c["shut"] else "shut " + " ".join(map(str, c["shut"]))
+        lines.append(f"  {'*' if c['best'] else ' '} {what:<14} open after: "
+                     f"{' '.join(map(str, c['open_after'])) or '-':<20} {c['value']:.10g}")
+    _emit(args, out, "\n".join(lines))
     return 0

@@ -5,7 +5,8 @@ shortcuts and backward traps); ``chain_jumps`` (a jump landing on another jump s
 too); ``overshoot``: ``stay`` (a roll past N leaves the piece where it is), ``bounce`` (it walks
 back from N by the excess) or ``finish`` (it reaches N; HDU 4405); ``die``: the number of faces of a
 fair die, or the probabilities of faces 1..k (numbers or fraction strings such as "2/7"); ``safe``
-cells; ``roll_again_on``: a face that grants another roll.
+cells; ``roll_again_on``: a face that grants another roll; ``pass_by_overshoot``: the move rule of
+a race (below).
 
 Move of one piece from cell c with face d: ``t = c + d``, overshoot applied when ``t > N``, then the
 jump at ``t`` (and, with ``chain_jumps``, the jumps after it). A piece staying put (``stay``) does
@@ -17,10 +18,15 @@ and overshoot self-loops need the 1/(1 - p_self) correction the linear system co
 which N cannot be reached surely get ``inf``. Every roll counts, a bonus roll too.
 
 **Race** (:func:`race_expansion`): two players with P pieces each on the same track, alternating
-turns. After the roll the mover picks one of their pieces that can move (distinct cells only; a
-piece at N or one that ``stay`` would keep still cannot move); if none can, the turn passes. The
-final landing cell (after jumps), if not 0, not N and not safe, sends every opponent piece there
-back to 0. The first player with every piece at N wins. With ``roll_again_on`` the same player rolls
+turns. After the roll the mover picks one of their pieces (distinct cells only). With
+``pass_by_overshoot: true`` (the default; the rule of the design this project follows, a Java MDP
+solver for 飞行棋) any piece not at N may be picked, and a piece whose roll overshoots under
+``stay`` stays where it is, so picking it passes the turn, even when another piece could move. With
+``false`` only a piece that can move may be picked (a piece at N or one that ``stay`` would keep
+still cannot), and the turn passes only when none can. The two rules differ only under ``stay``
+(``bounce`` and ``finish`` always move). A capture happens only where a piece lands after moving:
+the final landing cell (after jumps), if not 0, not N and not safe, sends every opponent piece there
+back to 0; a piece that stays captures nothing. The first player with every piece at N wins. With ``roll_again_on`` the same player rolls
 again after that face (unless they just won). A position is seen by the player to move: (own pieces,
 opponent pieces), each a sorted tuple. Negamax: a candidate handing the turn over has reward 1, sign
 -1 (``1 - V(opponent to move)``); a bonus roll has reward 0, sign +1; the value is the mover's win
@@ -40,7 +46,8 @@ from ..kernels.iteration import (Expansion, alternate_policies, evaluate_policy,
 from ..kernels.options import njit
 
 OVERSHOOT = ("stay", "bounce", "finish")
-BOARD_KEYS = ("length", "jumps", "chain_jumps", "overshoot", "die", "safe", "roll_again_on")
+BOARD_KEYS = ("length", "jumps", "chain_jumps", "overshoot", "die", "safe", "roll_again_on",
+              "pass_by_overshoot")
 MAX_RACE_NODES = 10_000_000  # about 16 GB at peak (6 faces, 2 pieces: 1.6 kB per position)
 
 
@@ -79,6 +86,8 @@ class Board:
         Probabilities of faces 1..k, summing to 1.
     safe : frozenset[int]
     roll_again_on : int or None
+    pass_by_overshoot : bool
+        The race's move rule (module docstring); default True.
     """
 
     length: int
@@ -88,6 +97,7 @@ class Board:
     die: tuple
     safe: frozenset
     roll_again_on: object
+    pass_by_overshoot: bool = True
 
     @classmethod
     def from_mapping(cls, data):
@@ -99,7 +109,8 @@ class Board:
             Naming the bad value: an unknown key, ``length`` < 1, a jump source outside 1..N-1 or a
             target outside 0..N, a jump onto itself, a jump cycle with ``chain_jumps``, an unknown
             ``overshoot``, die probabilities that are negative or do not sum to 1, a face too large
-            for ``bounce`` (> N + 1), a safe cell outside 0..N, ``roll_again_on`` not a face.
+            for ``bounce`` (> N + 1), a safe cell outside 0..N, ``roll_again_on`` not a face,
+            ``pass_by_overshoot`` not true or false.
         """
         if not isinstance(data, dict):
             raise ValueError(f"a board must be a mapping with keys {', '.join(BOARD_KEYS)}, "
@@ -173,7 +184,12 @@ class Board:
                                  f"> 0, got {again}")
             if probs[again - 1] == 1:
                 raise ValueError(f"roll_again_on {again} is the only face: the turn never ends")
-        return cls(n, jumps, chain, overshoot, probs, safe, again)
+        pass_by_overshoot = data.get("pass_by_overshoot", True)
+        if not isinstance(pass_by_overshoot, bool):
+            raise ValueError(f"pass_by_overshoot must be true (any piece not at the goal may be "
+                             f"picked; an overshooting one stays and the turn passes) or false (only "
+                             f"a piece that can move may be picked), got {pass_by_overshoot!r}")
+        return cls(n, jumps, chain, overshoot, probs, safe, again, pass_by_overshoot)
 
     @property
     def faces(self):
@@ -383,30 +399,45 @@ def _rank(t, r, rank):
 
 
 @njit
-def _piece_move(mine, theirs, j, t, capture_ok, goal, bonus, r, rank, m, own, opp):
-    """Move piece ``j`` of the mover (sorted rest-cell indices ``mine``) to rest cell ``t``:
-    (reward, sign, next node) of the negamax candidate; ``own``, ``opp`` are scratch arrays."""
+def _after_roll(mine, theirs, d, move, capture_ok, goal, pass_by_overshoot, own_out, opp_out,
+                piece_out):
+    # the mover's choices after face d + 1 (module docstring): rows 0..n-1 of own_out / opp_out
+    # (int64[P + 1, P], sorted rest-cell indices) and piece_out (int64[P + 1]: the rest-cell index
+    # of the piece moved, -1 for the pass); the moves in increasing cell order, then the pass
     p = mine.shape[0]
-    for i in range(p):
-        own[i] = mine[i]
-        opp[i] = theirs[i]
-    own[j] = t
-    if capture_ok[t]:
+    n = 0
+    may_stay = False  # a piece not at N that overshoots may be picked: it stays
+    for j in range(p):
+        c = mine[j]
+        if move[c, d] < 0:
+            may_stay = may_stay or (pass_by_overshoot and c != goal)
+            continue
+        if j > 0 and c == mine[j - 1]:
+            continue
+        t = move[c, d]
         for i in range(p):
-            if opp[i] == t:
-                opp[i] = 0
-    own.sort()
-    opp.sort()
-    won = True
-    for i in range(p):
-        won = won and own[i] == goal
-    if bonus and not won:  # the mover rolls again: same side to move, no sign change
-        return 0.0, 1.0, _rank(own, r, rank) * m + _rank(opp, r, rank)
-    return 1.0, -1.0, _rank(opp, r, rank) * m + _rank(own, r, rank)
+            own_out[n, i] = mine[i]
+            opp_out[n, i] = theirs[i]
+        own_out[n, j] = t
+        if capture_ok[t]:
+            for i in range(p):
+                if opp_out[n, i] == t:
+                    opp_out[n, i] = 0
+        own_out[n].sort()
+        opp_out[n].sort()
+        piece_out[n] = c
+        n += 1
+    if n == 0 or may_stay:  # the turn passes (or the bonus roll comes)
+        for i in range(p):
+            own_out[n, i] = mine[i]
+            opp_out[n, i] = theirs[i]
+        piece_out[n] = -1
+        n += 1
+    return n
 
 
 @njit
-def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
+def _race(tuples, rank, r, move, prob, capture_ok, goal, again, pass_by_overshoot):
     m, p = tuples.shape
     n_nodes = m * m
     k = prob.shape[0]
@@ -422,8 +453,9 @@ def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
     nxt = np.empty(cap, np.int64)
     sign = np.empty(cap, np.float64)
     piece = np.empty(cap, np.int64)  # rest-cell index of the piece moved, -1 for a pass
-    own = np.empty(p, np.int64)
-    opp = np.empty(p, np.int64)
+    own = np.empty((p + 1, p), np.int64)
+    opp = np.empty((p + 1, p), np.int64)
+    moved = np.empty(p + 1, np.int64)
     o = 0
     a = 0
     for x in range(n_nodes):
@@ -439,20 +471,21 @@ def _race(tuples, rank, r, move, prob, capture_ok, goal, again):
                 if prob[d] == 0:
                     continue
                 bonus = again == d + 1
-                start = a
-                for j in range(p):
-                    c = mine[j]
-                    if (j > 0 and c == mine[j - 1]) or move[c, d] < 0:
-                        continue
-                    reward[a], sign[a], nxt[a] = _piece_move(mine, theirs, j, move[c, d], capture_ok,
-                                                             goal, bonus, r, rank, m, own, opp)
-                    piece[a] = c
-                    a += 1
-                if a == start:  # no piece can move: the turn passes (or the bonus roll comes)
-                    reward[a] = 0.0 if bonus else 1.0
-                    sign[a] = 1.0 if bonus else -1.0
-                    nxt[a] = x if bonus else (x % m) * m + x // m
-                    piece[a] = -1
+                n = _after_roll(mine, theirs, d, move, capture_ok, goal, pass_by_overshoot, own,
+                                opp, moved)
+                for c in range(n):
+                    won = True
+                    for i in range(p):
+                        won = won and own[c, i] == goal
+                    if bonus and not won:
+                        reward[a] = 0.0
+                        sign[a] = 1.0
+                        nxt[a] = _rank(own[c], r, rank) * m + _rank(opp[c], r, rank)
+                    else:
+                        reward[a] = 1.0
+                        sign[a] = -1.0
+                        nxt[a] = _rank(opp[c], r, rank) * m + _rank(own[c], r, rank)
+                    piece[a] = moved[c]
                     a += 1
                 out_prob[o] = prob[d]
                 o += 1
@@ -473,34 +506,23 @@ class Race(NamedTuple):
 
 
 def race_expansion(board, pieces):
-    """The negamax expansion of the two-player race (module docstring).
+    """The negamax expansion of the two-player race (module docstring), under the board's
+    ``pass_by_overshoot`` rule.
 
-    Candidates of an outcome are the movable pieces in increasing cell order, so position 0 moves
-    the trailing piece and the last position the leading one.
+    Candidates of an outcome are the movable pieces in increasing cell order, then the pass (one
+    candidate, ``piece`` -1) when no piece can move or, with ``pass_by_overshoot``, when some piece
+    not at N overshoots and may stay.
     """
     enc = race_encoding(board, pieces)
-    move, capture_ok, goal, again = _move_tables(board, enc)
-    node_ptr, out_prob, out_ptr, reward, nxt, sign, piece = _race(
-        enc.tuples, enc.rank, len(enc.cells), move, np.array([float(p) for p in board.die]),
-        capture_ok, goal, again)
-    return Race(board, enc, Expansion(node_ptr, out_prob, out_ptr, reward, nxt, sign), piece)
-
-
-def _move_tables(board, enc):
-    """The rules over rest-cell indices: ``move`` int64[R, faces] (target index, -1 if the piece
-    cannot move), ``capture_ok`` bool[R], the goal's index and the roll-again face (0: none)."""
     cells = enc.cells
     index = {c: i for i, c in enumerate(cells.tolist())}
-    move = np.full((len(cells), board.faces), -1, np.int64)
-    for i, c in enumerate(cells.tolist()):
-        for d in range(board.faces):
-            t = board.move(c, d + 1)
-            if t is not None:
-                move[i, d] = index[t]
-    capture_ok = np.array([c not in board.safe and c not in (0, board.length)
-                           for c in cells.tolist()])
+    r = len(cells)
+    move, capture_ok = _move_table(board, cells)
     again = 0 if board.roll_again_on is None else board.roll_again_on
-    return move, capture_ok, index[board.length], again
+    node_ptr, out_prob, out_ptr, reward, nxt, sign, piece = _race(
+        enc.tuples, enc.rank, r, move, np.array([float(p) for p in board.die]), capture_ok,
+        index[board.length], again, board.pass_by_overshoot)
+    return Race(board, enc, Expansion(node_ptr, out_prob, out_ptr, reward, nxt, sign), piece)
 
 
 class RaceSolution(NamedTuple):
@@ -566,13 +588,15 @@ def solve_race(board, pieces, tol=1e-12, max_iter=100_000, progress=None):
 
 def simple_policy(race, kind):
     """Candidate positions of a simple policy: ``leading`` moves the most advanced movable piece,
-    ``trailing`` the least advanced (int64[O])."""
+    ``trailing`` the least advanced; either passes only when no piece can move (int64[O])."""
+    if kind not in ("leading", "trailing"):
+        raise ValueError(f"simple policy must be 'leading' or 'trailing', got {kind!r}")
     sizes = np.diff(race.expansion.out_ptr)
+    # the pass, when offered, is the last candidate; the moves come before it
+    moves = sizes - (race.piece[race.expansion.out_ptr[1:] - 1] < 0)
     if kind == "leading":
-        return sizes - 1
-    if kind == "trailing":
-        return np.zeros_like(sizes)
-    raise ValueError(f"simple policy must be 'leading' or 'trailing', got {kind!r}")
+        return np.maximum(moves - 1, 0)
+    return np.zeros_like(sizes)
 
 
 def match_win_probability(race, policy_a, policy_b, tol=1e-13):
@@ -619,60 +643,82 @@ def best_moves(solution, own, opponent):
     return out
 
 
+def _move_table(board, cells):
+    """int64[R, faces]: rest-cell index reached from each rest cell with each face, -1 when the
+    piece cannot move; and bool[R]: captures allowed on each rest cell (not 0, N or safe)."""
+    index = {c: i for i, c in enumerate(cells.tolist())}
+    move = np.full((len(cells), board.faces), -1, np.int64)
+    for i, c in enumerate(cells.tolist()):
+        for d in range(board.faces):
+            t = board.move(c, d + 1)
+            if t is not None:
+                move[i, d] = index[t]
+    capture_ok = np.array([c not in board.safe and c not in (0, board.length)
+                           for c in cells.tolist()])
+    return move, capture_ok
 
-def choice_values(board, encoding, value, own, opponent, face):
-    """Every choice of the player to move after a roll, valued with saved win probabilities.
 
-    Only the moves of this one position are made (the race kernel's own move rule,
-    ``_piece_move``), so answering needs neither the whole expansion nor a solve.
+def advise(board, encoding, value, own, opponent, face):
+    """Every legal choice of the player to move after rolling ``face``, valued from a solved race.
 
     Parameters
     ----------
     board : Board
     encoding : RaceEncoding
-        Of the race the values belong to (:func:`race_encoding`).
+        Of the solved race (:func:`race_encoding` of the same board and piece count).
     value : float64[M*M]
-        Win probability of the player to move per node, as :class:`RaceSolution` ``value`` or the
-        ``value`` array of a ``--policy-out`` file.
-    own, opponent : sequence of int
-        Cells of the mover's and the opponent's pieces.
+        Win probability of the player to move at every node (:attr:`RaceSolution.value`).
+    own, opponent : tuple of int
+        Cells of the mover's and the opponent's pieces (any order).
     face : int
-        The roll, a face of positive probability.
+        The roll, 1..faces, with probability > 0.
 
     Returns
     -------
     list of dict
-        One per movable piece in increasing cell order (pieces on one cell count once; one pass
-        when none can move): ``move_from`` (cell, None for a pass) and ``win_probability`` of the
-        mover after it, in the candidate order of :func:`race_expansion`.
+        Per choice, the moves in increasing cell order then the pass: ``move_from`` (cell of the
+        piece moved, None for the pass), ``own_after``, ``opponent_after`` (cells), ``bonus_roll``
+        and ``win_probability`` (of the mover, under optimal play afterwards); ``best`` is True on
+        the first choice of highest win probability (the one the solver plays).
 
     Raises
     ------
     ValueError
-        A cell no piece can rest on, a wrong piece count, a face the die cannot show, or an ended
-        game (a side with every piece at the goal).
+        A cell a piece cannot rest on, a wrong piece count, a face not on the die, or a game
+        already over.
     """
-    faces = [d for d, p in enumerate(board.die, 1) if p > 0]
-    if face not in faces:
-        raise ValueError(f"roll {face} is impossible with this die; allowed: {faces}")
     x = encoding.node(own, opponent)
-    move, capture_ok, goal, again = _move_tables(board, encoding)
+    if not 1 <= face <= board.faces or board.die[face - 1] == 0:
+        raise ValueError(f"roll {face} is not a face of the die (faces 1..{board.faces} with "
+                         f"probability > 0)")
+    cells = encoding.cells
+    goal = len(cells) - 1
     m = encoding.n_tuples
     mine, theirs = encoding.tuples[x // m], encoding.tuples[x % m]
     if (mine == goal).all() or (theirs == goal).all():
-        raise ValueError(f"position {list(own)}/{list(opponent)} is an ended game: a side has every "
-                         f"piece at the goal {board.length}")
-    bonus = again == face
-    scratch = np.empty((2, len(mine)), np.int64)
+        raise ValueError(f"the game {tuple(own)}/{tuple(opponent)} is over: "
+                         f"{'the mover' if (mine == goal).all() else 'the opponent'} has every "
+                         "piece at the goal")
+    move, capture_ok = _move_table(board, cells)
+    p = mine.shape[0]
+    own_out, opp_out = np.empty((p + 1, p), np.int64), np.empty((p + 1, p), np.int64)
+    moved = np.empty(p + 1, np.int64)
+    n = _after_roll(mine, theirs, face - 1, move, capture_ok, goal, board.pass_by_overshoot,
+                    own_out, opp_out, moved)
+    bonus = board.roll_again_on == face
     out = []
-    for j, c in enumerate(mine.tolist()):
-        if (j > 0 and c == mine[j - 1]) or move[c, face - 1] < 0:
-            continue
-        reward, sign, nxt = _piece_move(mine, theirs, j, move[c, face - 1], capture_ok, goal, bonus,
-                                        len(encoding.cells), encoding.rank, m, scratch[0], scratch[1])
-        out.append({"move_from": int(encoding.cells[c]),
-                    "win_probability": float(reward + sign * value[nxt])})
-    if not out:  # no piece can move: the turn passes (or the bonus roll comes)
-        q = value[x] if bonus else 1.0 - value[(x % m) * m + x // m]
-        out.append({"move_from": None, "win_probability": float(q)})
+    for c in range(n):
+        a, b = tuple(cells[own_out[c]].tolist()), tuple(cells[opp_out[c]].tolist())
+        won = (own_out[c] == goal).all()
+        if won:
+            q = 1.0
+        elif bonus:
+            q = float(value[encoding.node(a, b)])
+        else:
+            q = 1.0 - float(value[encoding.node(b, a)])
+        out.append({"move_from": None if moved[c] < 0 else int(cells[moved[c]]), "own_after": a,
+                    "opponent_after": b, "bonus_roll": bool(bonus and not won),
+                    "win_probability": q, "best": False})
+    best = max(range(n), key=lambda i: out[i]["win_probability"])
+    out[best]["best"] = True
     return out

@@ -3,7 +3,7 @@
 It reads what ``strongsolve ludo race --output R.json --policy-out R_policy.npz`` saved (the
 workflow's ``results/ludo_<board>/race_p<k>.json`` and ``race_p<k>_policy.npz``): the board from the
 JSON, the win probability of every position and the chosen piece per position and roll from the
-npz. A choice's value follows from the rules through :func:`games.ludo.choice_values`, which makes
+npz. A choice's value follows from the rules through :func:`games.ludo.advise` (as `strongsolve ludo advise`), which makes
 the moves of the one position asked (nothing is solved again, no expansion is built).
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from flask import Blueprint, current_app, request
 
-from ..games.ludo import Board, choice_values, race_encoding
+from ..games.ludo import Board, advise, race_encoding
 from .app import esc, render_page, workflow_command
 
 blueprint = Blueprint("ludo", __name__)
@@ -120,7 +120,7 @@ def page():
             if not face_t.isdigit():
                 raise ValueError(f"roll {face_t!r} is not a die face; allowed: {faces}")
             face = int(face_t)
-            choices = choice_values(board, encoding, saved["value"], own, opp, face)
+            choices = advise(board, encoding, saved["value"], own, opp, face)
             node = encoding.node(own, opp)
             best = int(saved["move_from"][node, faces.index(face)])
             best = None if best < 0 else best

@@ -1,0 +1,90 @@
+"""``strongsolve ludo advise`` (issue 19): every choice after a roll, valued from a race saved by
+``ludo race --policy-out``, against naive.ludo_race_reference."""
+
+import json
+
+import numpy as np
+import pytest
+
+import naive
+from strongsolve.cli import main
+from strongsolve.games import ludo
+from test_ludo import naive_board
+
+BOARD = {"length": 5, "jumps": {3: 1}, "die": 3, "roll_again_on": 3, "safe": [2]}
+
+
+def reference_choices(data, ref, own, opp, face, rule):
+    """Sorted (move_from or None, win probability) of every option, from the reference."""
+    n = data["length"]
+    out = []
+    for own2, opp2, moved in naive.ludo_race_options(naive_board(data), own, opp, face, rule):
+        if all(c == n for c in own2):
+            q = 1.0
+        elif face == data.get("roll_again_on"):
+            q = ref[tuple(sorted(own2)), tuple(sorted(opp2))]
+        else:
+            q = 1.0 - ref[tuple(sorted(opp2)), tuple(sorted(own2))]
+        # the moved piece: the one whose cell changed, or one that came back to its own cell
+        frm = None if not moved else next(
+            (a for a, b in zip(own, own2) if a != b),
+            next((c for c in own if c != n and naive.ludo_step(naive_board(data), c, face) ==
+                  (c, True)), None))
+        out.append((frm, q))
+    return out
+
+
+@pytest.mark.parametrize("rule", [True, False])
+def test_every_choice_of_every_position_matches_the_reference(rule):
+    data = dict(BOARD, pass_by_overshoot=rule)
+    board = ludo.Board.from_mapping(data)
+    sol = ludo.solve_race(board, 2, tol=1e-13)
+    ref = naive.ludo_race_reference(naive_board(data), 2, rule)
+    enc = sol.race.encoding
+    checked = 0
+    for x in np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0):
+        own, opp = enc.position(int(x))
+        for face in (1, 2, 3):
+            got = ludo.advise(board, enc, sol.value, own, opp, face)
+            expected = reference_choices(data, ref, own, opp, face, rule)
+            # the reference lists a pass per overshooting piece and a move per piece identity
+            assert {(c["move_from"], round(c["win_probability"], 9)) for c in got} == \
+                {(f, round(q, 9)) for f, q in expected}, (own, opp, face)
+            best = [c for c in got if c["best"]]
+            assert len(best) == 1
+            assert best[0]["win_probability"] == pytest.approx(max(q for _, q in expected),
+                                                               abs=1e-9)
+            checked += 1
+    assert checked > 100
+
+
+def test_cli_advise_reads_the_saved_race(tmp_path, capsys):
+    path = tmp_path / "b.yaml"
+    path.write_text(json.dumps(BOARD))
+    saved = tmp_path / "out" / "race_p2_policy.npz"
+    assert main(["ludo", "race", str(path), "--pieces", "2", "--policy-out", str(saved)]) == 0
+    capsys.readouterr()
+    # own pieces at 1 and 4, opponent at 0 and 1, roll 2: 1 -> 3 jumps back to 1; 4 overshoots
+    # (a pass under the design's rule, the default)
+    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,1", "--roll", "2",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ref = naive.ludo_race_reference(naive_board(dict(BOARD, pass_by_overshoot=True)), 2, True)
+    expected = reference_choices(BOARD, ref, (1, 4), (0, 1), 2, True)
+    assert [(c["move_from"], pytest.approx(c["win_probability"], abs=1e-9))
+            for c in out["choices"]] == [(f, q) for f, q in expected]
+    assert out["choices"][0]["own_after"] == [1, 4] and out["choices"][0]["opponent_after"] == [0, 0]
+    assert sum(c["best"] for c in out["choices"]) == 1
+    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,1", "--roll", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "move 1" in text and "pass" in text and text.count("*") == 1
+    # errors name the bad value, and the command that writes a readable file
+    assert main(["ludo", "advise", str(saved), "--position", "3,1/0,1", "--roll", "2"]) == 2
+    assert "cell 3 is not a cell a piece can rest on" in capsys.readouterr().err
+    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,1", "--roll", "4"]) == 2
+    assert "roll 4 is not a face of the die" in capsys.readouterr().err
+    old = tmp_path / "old.npz"
+    np.savez(old, value=np.zeros(3))
+    assert main(["ludo", "advise", str(old), "--position", "4,1/0,1", "--roll", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "not a race solution with its board" in err and "--policy-out" in err

@@ -187,7 +187,8 @@ def truco_group_line(group_dir):
 
 def truco_lines(paths):
     """Truco results: one line per existing file of ``paths`` (``abstraction_sizes.csv``: its vira
-    classes; ``row11_summary.csv``: its solved subgames; a ``row11/group_<x>`` directory:
+    classes; ``row11_summary.csv``: its solved subgames; ``grid/<tier>_min<m>.csv``: the subgames of
+    a tier of the score grid and their largest NashConv; a ``row11/group_<x>`` directory:
     :func:`truco_group_line`), naming the file.
 
     Raises
@@ -195,11 +196,24 @@ def truco_lines(paths):
     ResultReadError
         If a file is not valid CSV.
     """
-    what = {"abstraction_sizes.csv": "abstraction sizes of {n} vira classes",
-            "row11_summary.csv": "{n} subgames of the 11 row solved"}
-    return [truco_group_line(p) if p.is_dir() else
-            f"Truco: {what[p.name].format(n=len(read_result(p)))} ({p})"
-            for p in map(Path, paths) if p.exists()]
+    lines = []
+    for p in map(Path, paths):
+        if not p.exists():
+            continue
+        if p.is_dir():
+            lines.append(truco_group_line(p))
+            continue
+        rows = read_result(p)
+        if p.name == "abstraction_sizes.csv":
+            lines.append(f"Truco: abstraction sizes of {len(rows)} vira classes ({p})")
+        elif p.name == "row11_summary.csv":
+            lines.append(f"Truco: {len(rows)} subgames of the 11 row solved ({p})")
+        else:  # a tier of the grid: <tier>_min<m>.csv
+            tier, _, low = p.stem.partition("_min")
+            worst = max((float(r["nash_conv"]) for r in rows if r.get("nash_conv")), default=0.0)
+            lines.append(f"Truco: grid tier {tier}, scores with min >= {low}: {len(rows)} subgames "
+                         f"solved, NashConv at most {worst:.2g} ({p})")
+    return lines
 
 
 def headline(games, g2048_dir=None, shutbox=(), ludo=(), truco=()):

@@ -35,7 +35,8 @@ TRUCO_ROW11_SUMMARY = f"{TRUCO_DIR}/row11_summary.csv" if TRUCO_DECK.name == "fu
 TRUCO_TARGETS = [f"{TRUCO_DIR}/abstraction_sizes.csv"]
 if TRUCO["solve_row11"]:
     TRUCO_TARGETS.append(f"{TRUCO_DIR}/row11_summary.csv")
-else:  # a few groups only (config.yaml's default: the 11-11 hand, so the lab's atlas is not empty)
+elif TRUCO_DECK.name == "full":  # a few groups only (config.yaml's default: the 11-11 hand, so the
+    # lab's atlas is not empty); a small deck's 11 row is its tier job's (below), not these
     TRUCO_TARGETS += [f"{TRUCO_DIR}/row11/group_{x}" for x in TRUCO["row11_groups"]]
 if TRUCO_MIN is not None:
     # every tier holding a score with min(a, b) >= TRUCO_MIN (a tier's highest minimum is 2 above

@@ -141,14 +141,25 @@ def errors_shown(driver):
 
 def submit(driver, element_id):
     """Click a control that loads a new page and wait until the new page has replaced the old."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
     old = driver.find_element(By.TAG_NAME, "html")
     by_id(driver, element_id).click()
+
+    def replaced(driver):
+        # the old page's element is gone: chromedriver says so by a stale-element error or, while
+        # the old document is being torn down, by "Node with given id does not belong to the
+        # document" (seen in CI); both mean the navigation happened
+        try:
+            old.is_enabled()
+            return False
+        except WebDriverException:
+            return driver.execute_script("return document.readyState") == "complete"
+
     # generous: a first Ludo page compiles the race kernel
-    WebDriverWait(driver, 90).until(expected_conditions.staleness_of(old))
+    WebDriverWait(driver, 90).until(replaced)
 
 
 def fill(driver, element_id, text):

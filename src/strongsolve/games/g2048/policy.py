@@ -323,7 +323,8 @@ class PolicyStore:
     Raises
     ------
     FileNotFoundError
-        If the run has no policy store (no ``policy/age_000004.zarr``): the message names the
+        If the run has no policy store (no ``policy/`` directory; a store built for some ages only,
+        ``--ages``, answers those and names a missing layer as any layer): the message names the
         command that builds it from the solved layers
         (:func:`strongsolve.store.rerun.policy_command`).
 
@@ -335,9 +336,9 @@ class PolicyStore:
     def __init__(self, run):
         self.run = run
         self._layers = {}
-        if not policy_path(run, 4).is_dir():
+        if not policy_path(run, 4).parent.is_dir():
             raise FileNotFoundError(
-                f"run {run.directory} has no policy store ({policy_path(run, 4)} is missing); "
+                f"run {run.directory} has no policy store ({policy_path(run, 4).parent} is missing); "
                 f"build it from the solved layers with: `{policy_command(run.directory)}`")
 
     def _layer(self, n):

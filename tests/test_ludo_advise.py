@@ -88,3 +88,9 @@ def test_cli_advise_reads_the_saved_race(tmp_path, capsys):
     assert main(["ludo", "advise", str(old), "--position", "4,1/0,1", "--roll", "2"]) == 2
     err = capsys.readouterr().err
     assert "not a race solution with its board" in err and "--policy-out" in err
+    # the race's JSON summary (what the workflow's race_p2.json is) points to its saved solution
+    summary = tmp_path / "out" / "race_p2.json"
+    summary.write_text("{}")
+    assert main(["ludo", "advise", str(summary), "--position", "4,1/0,1", "--roll", "2"]) == 2
+    assert (f"{summary} is the race's summary; advise reads its saved solution: "
+            f"`strongsolve ludo advise {saved} ...`") in capsys.readouterr().err

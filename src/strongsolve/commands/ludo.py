@@ -3,6 +3,7 @@
 import json
 import math
 import sys
+from pathlib import Path
 
 from . import emit
 
@@ -219,6 +220,10 @@ def _load_solution(path):
 
     from ..games import ludo
 
+    policy = Path(path).with_name(Path(path).stem + "_policy.npz")
+    if Path(path).suffix == ".json" and policy.is_file():  # the race's JSON: its values are beside it
+        raise ValueError(f"{path} is the race's summary; advise reads its saved solution: "
+                         f"`strongsolve ludo advise {policy} ...`")
     try:
         saved = np.load(path)
         stored = {key: saved[key] for key in ("board", "cells", "tuples", "value")}

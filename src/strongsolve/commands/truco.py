@@ -259,12 +259,7 @@ def _policy(args):
               f"(class {out['vira_class']}), line: {args.line or '(start)'}")
         print(f"player {out['player']} to act, holding {' '.join(out['hand'])}"
               + (" (a raise the lossless pruning drops: accept)" if out["pruned_raise"] else ""))
-        for act in out["actions"]:
-            label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
-            print(f"  {label:<14} {act['probability']:.6f}")
-        print(f"subgame value for player 0 (before the deal): {out['value_player0']:.6f}; "
-              f"exploitability {out['exploitability']:.2e} (match-win probability)")
-        return 0
+        return _print_mix(out)
     out = policy(_parse_score(args.score), args.dealer, args.vira, args.hand, args.results)
     if args.json:
         print(json.dumps(out, indent=2))
@@ -273,6 +268,11 @@ def _policy(args):
           f"vira {out['vira']} (class {out['vira_class']})")
     what = "hand of eleven" if out["decision"] == "hand_of_eleven" else "first card at 11-11"
     print(f"player {out['player']} holds {' '.join(out['hand'])}: {what}")
+    return _print_mix(out)
+
+
+def _print_mix(out):
+    """The equilibrium mix of a decision and the subgame's value, as text (exit status 0)."""
     for act in out["actions"]:
         label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
         print(f"  {label:<14} {act['probability']:.6f}")

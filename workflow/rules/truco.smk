@@ -22,6 +22,10 @@ TRUCO_DIR = f"{RESULTS}/truco"
 TRUCO_PARAMS = json.dumps({k: TRUCO[k] for k in ("target_nash_conv", "max_iterations", "check_every",
                                                  "fixed_point_tol", "max_fixed_point_rounds",
                                                  "three_ties", "eleven_eleven", "workers", "prune")})
+# a region of the grid may carry its own precision (truco.scores), applied to its tier jobs only
+TRUCO_GRID_PARAMS = json.dumps({**json.loads(TRUCO_PARAMS),
+                                **{k: v for k, v in (TRUCO["scores"] or {}).items()
+                                   if k in ("target_nash_conv", "max_iterations")}})
 TRUCO_GROUPS = [str(x) for x in range(11, -1, -1)]
 TRUCO_DECK = deck_from_config(TRUCO["deck"])
 TRUCO_DECK_JSON = json.dumps(TRUCO["deck"])
@@ -113,7 +117,7 @@ rule truco_grid_tier:
     resources:
         mem_mb=TRUCO["mem_mb"] * TRUCO["workers"],
     params:
-        solver=TRUCO_PARAMS,
+        solver=TRUCO_GRID_PARAMS,
         deck=TRUCO_DECK_JSON,
         # the results directory: <results>/truco/grid/<tier>.csv, or <results>/truco_<deck>/truco/grid/..
         results=lambda wildcards, output: Path(output[0]).parents[2 if TRUCO_DECK.name == "full" else 3],

@@ -107,6 +107,13 @@ def test_workflow_solves_a_small_deck_region_like_the_plain_recursion(tmp_path):
     W = {s: continuation_value(root, *s, deck) for s in scores}
     for s in scores:
         assert W[s] == pytest.approx(want[s], abs=5e-9), s
+    # the region's summary: every subgame once, with its score's W
+    with open(root / "truco" / "grid_summary.csv") as f:
+        summary = list(csv.DictReader(f))
+    assert sorted((int(r["mano"]), int(r["pe"]), int(r["vira_class"])) for r in summary) == \
+        sorted((a, b, c) for a, b in scores for c in (0, 1))
+    for r in summary:
+        assert float(r["W"]) == pytest.approx(W[(int(r["mano"]), int(r["pe"]))], abs=1e-15)
     # every stored utility table is the match rule applied to the stored W of the next scores
     for a, b in scores:
         for c in (0, 1):

@@ -42,11 +42,13 @@ if TRUCO["solve_row11"]:
 elif TRUCO_DECK.name == "full":  # a few groups only (config.yaml's default: the 11-11 hand, so the
     # lab's atlas is not empty); a small deck's 11 row is its tier job's (below), not these
     TRUCO_TARGETS += [f"{TRUCO_DIR}/row11/group_{x}" for x in TRUCO["row11_groups"]]
+# every tier holding a score with min(a, b) >= TRUCO_MIN (a tier's highest minimum is 2 above its
+# lowest; the 11 row's is 11); the full deck's 11 row comes from the row-11 jobs
+TRUCO_TIER_CSVS = [] if TRUCO_MIN is None else [
+    tier_csv(TRUCO_GRID, t, TRUCO_MIN) for t in TIERS[1 if TRUCO_DECK.name == "full" else 0:]
+    if (11 if t == "row11" else TIER_LOWEST_MIN[t] + 2) >= TRUCO_MIN]
 if TRUCO_MIN is not None:
-    # every tier holding a score with min(a, b) >= TRUCO_MIN (a tier's highest minimum is 2 above
-    # its lowest; the 11 row's is 11); the full deck's 11 row comes from the row-11 jobs
-    TRUCO_TARGETS += [tier_csv(TRUCO_GRID, t, TRUCO_MIN) for t in TIERS[1 if TRUCO_DECK.name == "full" else 0:]
-                      if (11 if t == "row11" else TIER_LOWEST_MIN[t] + 2) >= TRUCO_MIN]
+    TRUCO_TARGETS += TRUCO_TIER_CSVS + [f"{deck_root(RESULTS, TRUCO_DECK)}/truco/grid_summary.csv"]
 
 
 rule truco_abstraction_sizes:
@@ -127,3 +129,22 @@ rule truco_grid_tier:
         logged("python -m strongsolve.games.truco.grid tier --tier {wildcards.tier} "
                "--min-score {wildcards.lo} --results {params.results} --deck '{params.deck}' "
                "--params '{params.solver}' --out {output}")
+
+
+rule truco_grid_summary:
+    input:
+        TRUCO_TIER_CSVS,
+    output:
+        f"{deck_root(RESULTS, TRUCO_DECK)}/truco/grid_summary.csv",
+    log:
+        f"{TRUCO_GRID}/logs/grid_summary.log",
+    params:
+        deck=TRUCO_DECK_JSON,
+        min_score=TRUCO_MIN,
+        # <results>/truco/grid_summary.csv, or <results>/truco_<deck>/truco/grid_summary.csv
+        results=lambda wildcards, output: Path(output[0]).parents[1 if TRUCO_DECK.name == "full" else 2],
+    conda:
+        "../envs/strongsolve.yaml"
+    shell:
+        logged("python -m strongsolve.games.truco.grid summary --results {params.results} "
+               "--min-score {params.min_score} --deck '{params.deck}' --out {output}")

@@ -249,11 +249,39 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
     return rows
 
 
-def _csv(rows):
-    cols = ["mano", "pe", "vira_class", "tier", "value", "nash_conv", "exploitability", "iterations",
-            "seconds", "cpu_seconds", "max_rss_mib", "n_nodes", "raise_caps"]
+SUMMARY_COLUMNS = ["mano", "pe", "vira_class", "tier", "value", "nash_conv", "exploitability",
+                   "iterations", "seconds", "cpu_seconds", "max_rss_mib", "n_nodes", "raise_caps"]
+
+
+def _csv(rows, cols=SUMMARY_COLUMNS):
     fmt = lambda v: "/".join(map(str, v)) if isinstance(v, list) else str(v)
     return "\n".join([",".join(cols)] + [",".join(fmt(r[k]) for k in cols) for r in rows]) + "\n"
+
+
+def grid_summary(results, deck=None, min_score=0):
+    """Every stored subgame of the region min(a, b) >= ``min_score`` (the 11 row included), one row
+    each, with the score's continuation value ``W`` (mano's match-win probability before the hand,
+    averaged over the vira classes; the dealer's is 1 - W) where all its classes are stored.
+
+    Returns
+    -------
+    list of dict
+        Keys ``SUMMARY_COLUMNS`` and ``W`` ("" while a class of the score is missing), ordered by
+        decreasing min score, then mano's and pé's points, then vira class.
+    """
+    deck = deck or full_deck()
+    root = deck_root(results, deck)
+    rows = []
+    scores = [(a, b) for a in range(R.TARGET) for b in range(R.TARGET) if min(a, b) >= min_score]
+    for a, b in sorted(scores, key=lambda s: (-min(s), s)):
+        found = [(c, stored_path(root, a, b, c)) for c in deck.classes]
+        found = [(c, read_subgame(p, arrays=False)[0]) for c, p in found if p is not None]
+        W = (sum(p * attrs["value"] for p, (_, attrs) in zip(deck.probabilities, found))
+             if len(found) == len(deck.classes) else "")
+        for c, attrs in found:
+            rows.append(dict(mano=a, pe=b, vira_class=c, tier=score_tier(a, b), W=W,
+                             **{k: attrs.get(k, "") for k in SUMMARY_COLUMNS[4:]}))
+    return rows
 
 
 def main(argv=None):
@@ -266,8 +294,17 @@ def main(argv=None):
     t.add_argument("--deck", default='"full"', help='JSON: "full" or a list of cards')
     t.add_argument("--params", default="{}", help="JSON overrides of the solver parameters")
     t.add_argument("--out", required=True, help="CSV of the tier's subgames, written at the end")
+    m = sub.add_parser("summary", help="CSV of every stored subgame of the region, with W per score")
+    m.add_argument("--results", required=True)
+    m.add_argument("--min-score", type=int, default=0)
+    m.add_argument("--deck", default='"full"', help='JSON: "full" or a list of cards')
+    m.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     deck = deck_from_config(json.loads(args.deck))
+    if args.cmd == "summary":
+        rows = grid_summary(args.results, deck, args.min_score)
+        write_text_atomic(args.out, _csv(rows, SUMMARY_COLUMNS[:4] + ["W"] + SUMMARY_COLUMNS[4:]))
+        return 0
     rows = solve_tier(args.tier, args.results, json.loads(args.params), deck, args.min_score,
                       log=lambda m: print(m, file=sys.stderr, flush=True))
     write_text_atomic(args.out, _csv(rows))

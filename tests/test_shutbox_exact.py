@@ -61,6 +61,10 @@ def test_cli_prints_the_fraction(capsys):
     ref = naive.flip_one_exact(3, 2)
     assert printed["value_exact"] == str(ref[0])
     assert printed["policy"]["value_per_mask_exact"] == [str(ref[m]) for m in range(8)]
+    assert main(["shutbox", "--cards", "4", "--faces", "2", "--exact", "--check", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["value_exact"] == "8936/1575" and printed["checks"]["exact_policy_value"] == \
+        pytest.approx(8936 / 1575, rel=1e-12)
     assert main(["shutbox", "--cards", "3", "--faces", "1", "--exact", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["value_exact"] is None  # infinite
 

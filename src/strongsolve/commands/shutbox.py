@@ -106,11 +106,11 @@ def run(args):
     _check_output(args.output)
     objective = args.objective or ("min-rolls" if args.rule == "flip-one" else "max-shut")
     if args.exact:  # the exact solve starts from the float one and returns it
-        exact = sb.solve_exact(args.cards, args.faces, args.rule, objective, args.one_die,
-                               args.method, args.tol)
-        sol = exact.float_solution
+        rational = sb.solve_exact(args.cards, args.faces, args.rule, objective, args.one_die,
+                                  args.method, args.tol)
+        sol = rational.float_solution
     else:
-        exact = None
+        rational = None
         sol = sb.solve(args.cards, args.faces, args.rule, objective, args.one_die, args.method,
                        args.tol)
     out = {"game": "shutbox", "rule": args.rule, "objective": objective, "cards": args.cards,
@@ -128,9 +128,9 @@ def run(args):
                          "max_relative_difference": max(abs(vi.value_start - sol.value_start),
                                                         abs(exact - sol.value_start))
                          / max(abs(sol.value_start), 1e-300)}
-    if exact is not None:
-        out["value_exact"] = _fraction_text(exact.value_start)
-        out["exact_policies_evaluated"] = exact.steps
+    if rational is not None:
+        out["value_exact"] = _fraction_text(rational.value_start)
+        out["exact_policies_evaluated"] = rational.steps
     if args.policy:
         if args.rule == "flip-one":
             rolls, flip = sb.flip_one_policy_table(args.cards, args.faces, sol.policy)
@@ -145,17 +145,17 @@ def run(args):
                              "shut": {str(m): {str(t): s for t, s in row.items()}
                                       for m, row in table.items()},
                              "value_per_mask": sol.value[:1 << args.cards].tolist()}
-    if exact is not None and args.policy:
+    if rational is not None and args.policy:
         n_masks = 1 << args.cards
-        out["policy"]["value_per_mask_exact"] = [_fraction_text(exact.value[m])
+        out["policy"]["value_per_mask_exact"] = [_fraction_text(rational.value[m])
                                                  for m in range(n_masks)]
     text = (f"shutbox {args.rule} n={args.cards} f={args.faces} {objective}"
             f"{' one-die' if args.one_die else ''}: value {sol.value_start:.12g} {out['unit']} "
             f"({args.method}, {sol.iterations} iterations, residual {sol.residual:.2g})")
-    if exact is not None:
-        text += (f"\n  exact: {_fraction_text(exact.value_start) or 'inf'} {out['unit']} "
-                 f"(policy iteration in fractions, {exact.steps} "
-                 f"polic{'y' if exact.steps == 1 else 'ies'} evaluated)")
+    if rational is not None:
+        text += (f"\n  exact: {_fraction_text(rational.value_start) or 'inf'} {out['unit']} "
+                 f"(policy iteration in fractions, {rational.steps} "
+                 f"polic{'y' if rational.steps == 1 else 'ies'} evaluated)")
     if args.check:
         c = out["checks"]
         text += (f"\n  check: other method {c['other_method']:.12g}, exact policy value "

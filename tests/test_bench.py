@@ -98,3 +98,23 @@ def test_numpy_baseline_counts_equal_the_naive_solver(rows, cols):
     got = {n: (s, after.size, t) for n, s, t, after in numpy_baseline.forward(rows, cols)}
     assert got == {n: counts.get(n, (0, 0, 0)) for n in got}
     assert max(got) == 2 ** (rows * cols + 2) - 4
+
+
+def test_ludo_rule_variants_base_reading_is_the_solver_rule(tmp_path):
+    # bench/ludo_rule_variants.py (issue 19) shares no code with the solver: its base reading must
+    # give the solver's value under the old move rule, and a changed reading another value
+    import ludo_rule_variants as variants
+    from strongsolve.games import ludo
+
+    data = {"length": 9, "jumps": {3: 6, 7: 2}, "overshoot": "stay", "die": 3, "safe": [5],
+            "pass_by_overshoot": False}
+    path = tmp_path / "b.yaml"
+    path.write_text(json.dumps(data))
+    board = variants.read_board(str(path))
+    flags = dict.fromkeys(variants.FLAGS, False)
+    base, base_one, _ = variants.solve(*board, tuple(flags.values()), 1e-13)
+    for pieces, value in ((2, base), (1, base_one)):
+        solver = ludo.solve_race(ludo.Board.from_mapping(data), pieces, tol=1e-14)
+        assert value == pytest.approx(solver.win_probability, abs=1e-11)
+    one, _, _ = variants.solve(*board, tuple(dict(flags, stack_one=True).values()), 1e-13)
+    assert abs(one - base) > 1e-6

@@ -94,3 +94,56 @@ def test_cli_advise_reads_the_saved_race(tmp_path, capsys):
     assert main(["ludo", "advise", str(summary), "--position", "4,1/0,1", "--roll", "2"]) == 2
     assert (f"{summary} is the race's summary; advise reads its saved solution: "
             f"`strongsolve ludo advise {saved} ...`") in capsys.readouterr().err
+
+
+def test_a_position_with_more_pieces_than_solved_is_refused_with_the_commands_that_answer(
+        tmp_path, capsys, monkeypatch):
+    # issue 19: the design's four-piece example on a board where four pieces are not solved
+    path = tmp_path / "b.yaml"
+    path.write_text(json.dumps(BOARD))
+    saved = tmp_path / "out" / "race_p2_policy.npz"
+    assert main(["ludo", "race", str(path), "--pieces", "2", "--against", "--policy-out",
+                 str(saved)]) == 0
+    capsys.readouterr()
+    # rest cells 0, 1, 2, 4, 5 (3 jumps to 1): 4 pieces give C(5 + 3, 4)^2 = 4,900 positions,
+    # 2 pieces 225; a solver holding 1,000 solves 2 pieces at most
+    monkeypatch.setattr(ludo, "MAX_RACE_NODES", 1000)
+    assert main(["ludo", "advise", str(saved), "--position", "1,3,2,4/0,1,2,4", "--roll",
+                 "2"]) == 2
+    err = capsys.readouterr().err
+    assert "has 4 piece(s) each, but" in err and "holds the race of 2 piece(s) each" in err
+    assert "cell 3 is not a cell a piece can rest on in this board (jump source: 3 -> 1)" in err
+    assert "The 4-piece game is not solved exactly: 4,900 positions" in err
+    assert "2 piece(s) each is the largest race it solves here" in err
+    command = f"strongsolve ludo advise {saved} --position 1,2/0,1 --roll 2"
+    assert f"`{command}`" in err
+    # the command printed runs, and answers as advise does on that two-piece position
+    assert main(command.split()[1:] + ["--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    sol = ludo.solve_race(ludo.Board.from_mapping(BOARD), 2, tol=1e-13)
+    expected = ludo.advise(sol.race.board, sol.race.encoding, sol.value, (1, 2), (0, 1), 2)
+    assert [c["win_probability"] for c in out["choices"]] == pytest.approx(
+        [c["win_probability"] for c in expected], abs=1e-9)
+
+
+def test_a_position_with_a_solvable_other_piece_count_names_the_race_that_answers(tmp_path,
+                                                                                  capsys):
+    path = tmp_path / "b.yaml"
+    path.write_text(json.dumps(BOARD))
+    saved = tmp_path / "race_p2_policy.npz"
+    assert main(["ludo", "race", str(path), "--pieces", "2", "--against", "--policy-out",
+                 str(saved)]) == 0
+    capsys.readouterr()
+    assert main(["ludo", "advise", str(saved), "--position", "1/0", "--roll", "2"]) == 2
+    sibling = tmp_path / "race_p1_policy.npz"
+    assert (f"solve the 1-piece race first: `strongsolve ludo race BOARD.yaml --pieces 1 "
+            f"--policy-out {sibling}`, then run `strongsolve ludo advise {sibling} --position 1/0 "
+            "--roll 2`") in capsys.readouterr().err
+    assert main(["ludo", "race", str(path), "--pieces", "1", "--against", "--policy-out",
+                 str(sibling)]) == 0
+    capsys.readouterr()
+    assert main(["ludo", "advise", str(saved), "--position", "1/0", "--roll", "2"]) == 2
+    assert (f"advise from the 1-piece race saved beside it: `strongsolve ludo advise {sibling} "
+            "--position 1/0 --roll 2`") in capsys.readouterr().err
+    assert main(["ludo", "advise", str(saved), "--position", "1,2/0", "--roll", "2"]) == 2
+    assert "both players need the same number of pieces, got 2 and 1" in capsys.readouterr().err

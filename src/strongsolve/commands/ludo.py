@@ -241,12 +241,57 @@ def _load_solution(path):
     return board, enc, stored["value"]
 
 
+def _piece_count_message(args, board, pieces, own, opp):
+    """Why a position with another piece count than the saved race gets no advice, and the
+    commands that answer what can be answered (issue 19: the design's four-piece example)."""
+    from ..games import ludo
+
+    if len(own) != len(opp):
+        return (f"position {args.position}: both players need the same number of pieces, got "
+                f"{len(own)} and {len(opp)}")
+    k = len(own)
+    text = (f"position {args.position} has {k} piece(s) each, but {args.result} holds the race "
+            f"of {pieces} piece(s) each")
+    rest = set(board.rest_cells())
+    off = sorted({c for c in (*own, *opp) if c not in rest})
+    if off:
+        jumps = ", ".join(f"{c} -> {board.jumps[c]}" for c in off if c in board.jumps)
+        many = len(off) > 1
+        text += (f"; {'cells' if many else 'cell'} {', '.join(map(str, off))} "
+                 f"{'are not cells' if many else 'is not a cell'} a piece can rest on in this "
+                 "board"
+                 + (f" (jump {'sources' if many else 'source'}: {jumps})" if jumps else ""))
+    largest = ludo.largest_race_pieces(board)
+    sibling = Path(args.result).with_name(f"race_p{k}_policy.npz")  # the workflow's name
+    if k <= largest:
+        if sibling.is_file():
+            return text + (f"; advise from the {k}-piece race saved beside it: `strongsolve ludo "
+                           f"advise {sibling} --position {args.position} --roll {args.roll}`")
+        return text + (f"; solve the {k}-piece race first: `strongsolve ludo race BOARD.yaml "
+                       f"--pieces {k} --policy-out {sibling}`, then run `strongsolve ludo advise "
+                       f"{sibling} --position {args.position} --roll {args.roll}`")
+    text += (f". The {k}-piece game is not solved exactly: {ludo.race_positions(board, k):,} "
+             f"positions on this board, more than the {ludo.MAX_RACE_NODES:,} the race solver "
+             f"holds; {largest} piece(s) each is the largest race it solves here")
+    if k > pieces:  # a smaller race: advice on some of the pieces, in another game
+        mine = [c for c in own if c in rest][:pieces]
+        theirs = [c for c in opp if c in rest][:pieces]
+        if len(mine) == pieces and len(theirs) == pieces:
+            sub = f"{','.join(map(str, mine))}/{','.join(map(str, theirs))}"
+            text += (f". Advice in the race of {pieces} piece(s) each, the other pieces left out "
+                     f"(another game, not an answer for this position): `strongsolve ludo advise "
+                     f"{args.result} --position {sub} --roll {args.roll}`")
+    return text
+
+
 def run_advise(args):
     from ..games import ludo
 
     board, enc, value = _load_solution(args.result)
     pieces = enc.tuples.shape[1]
     own, opp = _parse_position(args.position, pieces)
+    if len(own) != pieces or len(opp) != pieces:
+        raise ValueError(_piece_count_message(args, board, pieces, own, opp))
     choices = ludo.advise(board, enc, value, own, opp, args.roll)
     out = {"game": "ludo-advise", "result": args.result, "pieces": pieces,
            "pass_by_overshoot": board.pass_by_overshoot, "own": list(own), "opponent": list(opp),

@@ -37,6 +37,10 @@ def register(subparsers):
                    help="also solve by value iteration and by an exact sparse solve of the final "
                         "policy, and report both (key 'checks')")
     p.add_argument("--policy", action="store_true", help="include the optimal policy table")
+    p.add_argument("--exact", action="store_true",
+                   help="also solve in exact rationals (fractions) and print the value as a "
+                        "fraction (key 'value_exact', e.g. \"8936/1575\"); small boxes only: "
+                        "flip-one up to 10 cards, standard up to 14")
     p.add_argument("--json", action="store_true",
                    help="print JSON instead of text (an infinite value, an unreachable goal, is null)")
     p.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
@@ -101,8 +105,14 @@ def run(args):
 
     _check_output(args.output)
     objective = args.objective or ("min-rolls" if args.rule == "flip-one" else "max-shut")
-    sol = sb.solve(args.cards, args.faces, args.rule, objective, args.one_die, args.method,
-                   args.tol)
+    if args.exact:  # the exact solve starts from the float one and returns it
+        rational = sb.solve_exact(args.cards, args.faces, args.rule, objective, args.one_die,
+                                  args.method, args.tol)
+        sol = rational.float_solution
+    else:
+        rational = None
+        sol = sb.solve(args.cards, args.faces, args.rule, objective, args.one_die, args.method,
+                       args.tol)
     out = {"game": "shutbox", "rule": args.rule, "objective": objective, "cards": args.cards,
            "faces": args.faces, "one_die": args.one_die, "method": args.method,
            "value": sol.value_start,
@@ -118,6 +128,9 @@ def run(args):
                          "max_relative_difference": max(abs(vi.value_start - sol.value_start),
                                                         abs(exact - sol.value_start))
                          / max(abs(sol.value_start), 1e-300)}
+    if rational is not None:
+        out["value_exact"] = _fraction_text(rational.value_start)
+        out["exact_policies_evaluated"] = rational.steps
     if args.policy:
         if args.rule == "flip-one":
             rolls, flip = sb.flip_one_policy_table(args.cards, args.faces, sol.policy)
@@ -132,15 +145,28 @@ def run(args):
                              "shut": {str(m): {str(t): s for t, s in row.items()}
                                       for m, row in table.items()},
                              "value_per_mask": sol.value[:1 << args.cards].tolist()}
+    if rational is not None and args.policy:
+        n_masks = 1 << args.cards
+        out["policy"]["value_per_mask_exact"] = [_fraction_text(rational.value[m])
+                                                 for m in range(n_masks)]
     text = (f"shutbox {args.rule} n={args.cards} f={args.faces} {objective}"
             f"{' one-die' if args.one_die else ''}: value {sol.value_start:.12g} {out['unit']} "
             f"({args.method}, {sol.iterations} iterations, residual {sol.residual:.2g})")
+    if rational is not None:
+        text += (f"\n  exact: {_fraction_text(rational.value_start) or 'inf'} {out['unit']} "
+                 f"(policy iteration in fractions, {rational.steps} "
+                 f"polic{'y' if rational.steps == 1 else 'ies'} evaluated)")
     if args.check:
         c = out["checks"]
         text += (f"\n  check: other method {c['other_method']:.12g}, exact policy value "
                  f"{c['exact_policy_value']:.12g}")
     _emit(args, out, text)
     return 0
+
+
+def _fraction_text(value):
+    """A Fraction as "p/q" ("p" when whole), None (infinite) as None."""
+    return None if value is None else str(value)
 
 
 def _ints(text, what):

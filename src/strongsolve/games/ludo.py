@@ -370,6 +370,19 @@ class RaceEncoding(NamedTuple):
                 tuple(self.cells[self.tuples[node % m]].tolist()))
 
 
+def race_positions(board, pieces):
+    """Positions of a race of ``pieces`` per player on ``board`` (int): C(R + P - 1, P)^2, R the
+    rest cells (each side's pieces are a multiset of rest cells)."""
+    m = comb(len(board.rest_cells()) + pieces - 1, pieces)
+    return m * m
+
+
+def largest_race_pieces(board):
+    """The most pieces per player (0..4) whose race this solver holds in memory on ``board``
+    (at most ``MAX_RACE_NODES`` positions)."""
+    return max([p for p in range(1, 5) if race_positions(board, p) <= MAX_RACE_NODES], default=0)
+
+
 def race_encoding(board, pieces):
     """Build the :class:`RaceEncoding` of ``pieces`` per player (1 <= pieces <= 4)."""
     pieces = _int(pieces, "pieces")
@@ -377,10 +390,11 @@ def race_encoding(board, pieces):
         raise ValueError(f"pieces must be in 1..4, got {pieces}")
     cells = np.array(board.rest_cells(), np.int64)
     r = len(cells)
-    m = comb(r + pieces - 1, pieces)
-    if m * m > MAX_RACE_NODES:
-        raise ValueError(f"{pieces} pieces on {r} rest cells give {m * m:,} positions, more than "
-                         f"the {MAX_RACE_NODES:,} this solver holds in memory; use fewer pieces")
+    positions = race_positions(board, pieces)
+    if positions > MAX_RACE_NODES:
+        raise ValueError(f"{pieces} pieces on {r} rest cells give {positions:,} positions, more "
+                         f"than the {MAX_RACE_NODES:,} this solver holds in memory; use fewer "
+                         "pieces")
     tuples = np.array(list(itertools.combinations_with_replacement(range(r), pieces)), np.int64)
     flat = np.zeros(len(tuples), np.int64)
     for j in range(pieces):

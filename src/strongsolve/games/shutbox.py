@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..kernels.exact import exact_policy_iteration, exact_probabilities
 from ..kernels.iteration import Expansion, evaluate_policy, policy_iteration, value_iteration
 from ..kernels.options import njit
 
@@ -34,6 +35,10 @@ RULES = ("flip-one", "standard")
 OBJECTIVES = {"flip-one": ("min-rolls",), "standard": ("max-shut", "min-sum")}
 ONE_DIE_SUM = 6  # open tiles summing to this or less roll one die (Butler's standard game)
 MAX_CARDS = 20  # 2^20 nodes: about a gigabyte of expansion
+# Largest sizes solved in fractions by ``--exact`` (measured on 2 shared cores, f = 6, see
+# README): flip-one is cyclic, so its exact elimination fills in (n = 10: about 5 s, each card
+# more about 4.7 times that); standard is acyclic, one substitution per candidate.
+MAX_EXACT_CARDS = {"flip-one": 10, "standard": 14}
 
 
 def check_params(cards, faces, rule="flip-one", objective="min-rolls", one_die=False):
@@ -431,3 +436,83 @@ def advise(rule, objective, cards, one_die, value, open_cards, roll):
     for i, choice in enumerate(out):
         choice["best"] = i == best
     return out
+
+
+class ExactShutboxSolution(NamedTuple):
+    """A Shut the Box variant solved in rationals.
+
+    Attributes
+    ----------
+    value_start : Fraction or None
+        Rolls (min-rolls), probability (max-shut) or points (min-sum) from the start; None when
+        infinite (the dice cannot set every card).
+    value : dict
+        ``{node: Fraction or None}`` per node (module docstring for the node encoding).
+    policy : list of int
+        An optimal policy, per outcome (as ``ShutboxSolution.policy``).
+    steps : int
+        Policies evaluated in fractions (1 when the float solver's policy is exactly optimal).
+    float_solution : ShutboxSolution
+        The float solve it started from.
+    """
+
+    value_start: object
+    value: dict
+    policy: list
+    steps: int
+    float_solution: ShutboxSolution
+
+
+def float_command(cards, faces, rule, objective, one_die=False):
+    """The ``strongsolve shutbox`` command that solves this variant in floats (str)."""
+    return (f"strongsolve shutbox --cards {cards} --faces {faces} --rule {rule} --objective "
+            f"{objective}{' --one-die' if one_die else ''}")
+
+
+def solve_exact(cards, faces, rule="flip-one", objective="min-rolls", one_die=False,
+                method="policy-iteration", tol=1e-13):
+    """Solve a small Shut the Box variant exactly, in rationals (issue 19).
+
+    The dice probabilities are multiples of 1/f^2 and the rewards whole numbers, so the optimal
+    values are rationals; :func:`strongsolve.kernels.exact.exact_policy_iteration` finds them with
+    :class:`fractions.Fraction`, starting from the float solution's policy and proving optimality
+    by an exact improvement step that changes nothing.
+
+    Parameters
+    ----------
+    cards, faces, rule, objective, one_die
+        See :func:`check_params`; ``cards`` at most ``MAX_EXACT_CARDS[rule]``.
+    method, tol
+        The float solve that gives the starting policy (:func:`solve`).
+
+    Returns
+    -------
+    ExactShutboxSolution
+
+    Raises
+    ------
+    ValueError
+        Bad parameters, or more cards than ``MAX_EXACT_CARDS[rule]`` (naming the size, the limit
+        and the float command that solves the variant).
+    """
+    check_params(cards, faces, rule, objective, one_die)
+    limit = MAX_EXACT_CARDS[rule]
+    if cards > limit:
+        raise ValueError(
+            f"--exact solves the {rule} rule in fractions up to {limit} cards; {cards} cards would "
+            f"take too long (2^{cards} positions; flip-one's exact elimination grows about 4.7 "
+            f"times per card). For the float value, accurate to about 1e-13, run "
+            f"`{float_command(cards, faces, rule, objective, one_die)}`")
+    sol = solve(cards, faces, rule, objective, one_die, method, tol)
+    exp = sol.expansion
+    prob = exact_probabilities(exp.out_prob, faces * faces)  # one die: 1/f = f/f^2
+    if rule == "flip-one":  # closest to the goal (more cards set) first
+        order = sorted(range(exp.n_nodes), key=lambda m: (-bin(m).count("1"), m))
+        start = 0
+    else:  # shutting only clears bits: the end node, then masks upward, is successors first
+        order = [exp.n_nodes - 1, *range(exp.n_nodes - 1)]
+        start = (1 << cards) - 1
+    value, policy, steps = exact_policy_iteration(exp, prob, sol.policy, sol.value,
+                                                  maximize=objective == "max-shut",
+                                                  elimination_order=order)
+    return ExactShutboxSolution(value[start], value, policy, steps, sol)

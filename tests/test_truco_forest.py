@@ -1,0 +1,178 @@
+"""The forest CFR of raise subgames (issue 21, item 2) against the tabular CFR of kernels/cfr.py on
+the same trees: small decks and a slice of the full deck, several raise caps, cold and warm starts,
+the exact best response, the outcome probabilities, and the grid driver's use of it."""
+
+import numba
+import numpy as np
+import pytest
+
+from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import rules as R
+from strongsolve.games.truco.forest import build_raise_forest
+from strongsolve.games.truco.grid import small_deck
+from strongsolve.games.truco.sizes import raise_tree_sizes
+from strongsolve.games.truco.solve import DEFAULTS, _solve_one, check_params, transfer_regrets
+from strongsolve.games.truco.tree import N_RAISE_OUTCOMES, build_hand_tree
+from strongsolve.kernels import cfr
+from strongsolve.kernels import forest_cfr as fc
+
+DECK9 = ["7d", "7s", "7h", "7c", "Ad", "As", "Ah", "Kd", "Ks"]
+DECK7 = ["7d", "7s", "7h", "7c", "Ad", "As", "Ah"]
+STRENGTHS = np.arange(R.N_STRENGTHS)
+
+
+def _deal(cards, vclass):
+    hands, pairs, weights = ab.deal_pairs(small_deck(cards).capacities[vclass])
+    return np.array(hands), pairs, weights
+
+
+def _full_slice(n_hands):
+    hands, pairs, weights = ab.deal_pairs(ab.class_capacities(0))
+    keep = pairs[:, 0] < n_hands
+    return np.array(hands), pairs[keep], weights[keep]
+
+
+def _both(deal, caps, table):
+    hands, pairs, weights = deal
+    tree = build_hand_tree(STRENGTHS, hands, pairs, weights, raises=True, raise_caps=caps)
+    tree.set_utilities(table)
+    forest = build_raise_forest(STRENGTHS, hands, pairs, weights, raise_caps=caps)
+    forest.set_utilities(table)
+    return tree, forest
+
+
+def _table(seed):
+    return np.random.default_rng(seed).random(N_RAISE_OUTCOMES)
+
+
+def _assert_same(a, b):
+    for k in ("value", "nash_conv", "exploitability"):
+        assert getattr(b, k) == pytest.approx(getattr(a, k), abs=1e-12), k
+    assert np.abs(a.strategy - b.strategy).max() <= 1e-12
+    assert a.iterations == b.iterations
+    # every per-slot sum is taken in the tabular order: the accumulators are equal bit for bit
+    assert np.array_equal(a.regret, b.regret) and np.array_equal(a.strat_sum, b.strat_sum)
+
+
+CASES = [(DECK9, 0, (1, 1)), (DECK9, 1, (2, 1)), (DECK9, 0, (0, 2)), (DECK7, 1, (4, 4))]
+
+
+@pytest.mark.parametrize("cards,vclass,caps", CASES)
+def test_forest_layout_equals_the_tabular_tree(cards, vclass, caps):
+    tree, forest = _both(_deal(cards, vclass), caps, _table(0))
+    g = tree.game
+    assert forest.n_nodes == g.n_nodes and forest.n_infosets == g.n_infosets
+    assert np.array_equal(forest.infoset_key, tree.infoset_key)
+    assert np.array_equal(forest.infoset_ptr, g.infoset_ptr)
+    dec = g.node_type == cfr.DECISION
+    player = np.full(g.n_infosets, -1)
+    player[g.node_infoset[dec]] = g.node_player[dec]
+    assert np.array_equal(forest.infoset_player, player)
+    assert forest.raise_caps == tree.raise_caps
+    # the nodes of each deal are the tabular tree's, root first, then the deal's block
+    for d in (0, forest.n_deals - 1):
+        codes = forest.node_code[forest.deal_start[d]:forest.deal_start[d + 1]]
+        root = 1 + d
+        assert codes[0] == (g.node_infoset[root] if dec[root] else -1 - tree.outcome[root])
+
+
+@pytest.mark.parametrize("cards,vclass,caps", CASES)
+def test_forest_solve_equals_tabular_cold_and_warm(cards, vclass, caps):
+    tree, forest = _both(_deal(cards, vclass), caps, _table(1))
+    a = cfr.solve(tree.game, target_nash_conv=1e-14, max_iterations=12, check_every=6)
+    b = fc.solve(forest, target_nash_conv=1e-14, max_iterations=12, check_every=6)
+    _assert_same(a, b)
+    # warm start with other utilities (the next fixed-point round of a group)
+    tree.set_utilities(_table(2))
+    forest.set_utilities(_table(2))
+    warm = (a.regret, a.strat_sum, a.iterations)
+    a2 = cfr.solve(tree.game, target_nash_conv=1e-14, max_iterations=8, check_every=8, warm_start=warm)
+    b2 = fc.solve(forest, target_nash_conv=1e-14, max_iterations=8, check_every=8, warm_start=warm)
+    _assert_same(a2, b2)
+    assert a2.iterations == 20
+    assert np.array_equal(warm[0], b.regret)  # not overwritten without overwrite_warm_start
+
+
+def test_forest_solve_on_a_slice_of_the_full_deck():
+    deal = _full_slice(3)
+    tree, forest = _both(deal, (1, 1), _table(3))
+    assert forest.n_nodes > 50_000
+    a = cfr.solve(tree.game, target_nash_conv=1e-14, max_iterations=4, check_every=2)
+    b = fc.solve(forest, target_nash_conv=1e-14, max_iterations=4, check_every=2)
+    _assert_same(a, b)
+    counted = raise_tree_sizes(ab.class_capacities(0), (1, 1), hands_limit=3)
+    assert (forest.n_nodes, forest.n_infosets, forest.n_slots) == (
+        counted["nodes"], counted["infosets"], counted["action_slots"])
+
+
+@pytest.mark.parametrize("cards,vclass,caps", CASES[:2] + CASES[3:])
+def test_best_response_and_outcome_probabilities_of_any_profile(cards, vclass, caps):
+    tree, forest = _both(_deal(cards, vclass), caps, _table(4))
+    rng = np.random.default_rng(7)
+    strategy = cfr.average_strategy(tree.game, rng.random(forest.n_slots) ** 3)
+    ev = cfr.evaluate(tree.game, strategy)
+    ef = fc.evaluate(forest, strategy)
+    for k in ("value", "br0", "br1", "nash_conv", "exploitability"):
+        assert ef[k] == pytest.approx(ev[k], abs=1e-12), k
+    reach = cfr.reach_probabilities(tree.game, strategy)
+    term = tree.outcome >= 0
+    expected = np.bincount(tree.outcome[term], weights=reach[term], minlength=N_RAISE_OUTCOMES)
+    assert np.abs(ef["outcome_probabilities"] - expected).max() <= 1e-12
+    assert ef["outcome_probabilities"].sum() == pytest.approx(1.0, abs=1e-12)
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    _, forest = _both(_deal(DECK9, 0), (2, 2), _table(5))
+    before = numba.get_num_threads()
+    try:
+        runs = []
+        for threads in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
+            numba.set_num_threads(threads)
+            runs.append(fc.solve(forest, target_nash_conv=1e-14, max_iterations=6, check_every=3))
+    finally:
+        numba.set_num_threads(before)
+    for r in runs[1:]:
+        assert np.array_equal(r.regret, runs[0].regret) and r.nash_conv == runs[0].nash_conv
+
+
+def test_transfer_regrets_by_key():
+    src_key = np.array([3, 8, 10, 15])
+    src_ptr = np.array([0, 2, 5, 7, 9])
+    src_regret = np.arange(9.0) + 1
+    dst_key = np.array([1, 8, 15, 20])
+    dst_ptr = np.array([0, 2, 5, 7, 9])
+    out = transfer_regrets(src_key, src_ptr, src_regret, dst_key, dst_ptr)
+    assert out.tolist() == [0, 0, 3, 4, 5, 8, 9, 0, 0]
+
+
+def test_grid_driver_gives_the_same_record_with_either_solver():
+    deck = ab.deal_pairs(small_deck(DECK9).capacities[0])
+    table = _table(6)
+    recs = {}
+    for solver in ("forest", "tabular"):
+        prm = check_params(dict(solver=solver, max_iterations=10, check_every=5))
+        recs[solver] = _solve_one((9, 10), 0, deck, table, prm, None, None, True)
+    f, t = recs["forest"][2], recs["tabular"][2]
+    for k in ("value", "nash_conv", "exploitability", "p_nobody"):
+        assert f[k] == pytest.approx(t[k], abs=1e-12), k
+    for k in ("iterations", "n_nodes", "n_infosets", "raise_caps", "prune"):
+        assert f[k] == t[k], k
+    for k in ("policy", "infoset_ptr", "infoset_key", "hands"):
+        assert np.array_equal(f["arrays"][k], t["arrays"][k]), k
+    # the transfer triple warm-starts the next class the same way
+    nxt = ab.deal_pairs(small_deck(DECK9).capacities[1])
+    prm = check_params(dict(max_iterations=5, check_every=5))
+    a = _solve_one((9, 10), 1, nxt, table, prm, None, recs["forest"][4], True)[2]
+    b = _solve_one((9, 10), 1, nxt, table, dict(prm, solver="tabular"), None, recs["tabular"][4],
+                   True)[2]
+    assert a["nash_conv"] == pytest.approx(b["nash_conv"], abs=1e-12)
+    assert recs["forest"][2]["p_nobody"] > 0 and DEFAULTS["solver"] == "forest"
+    with pytest.raises(ValueError, match="bad solver 'fast'"):
+        check_params(dict(solver="fast"))
+
+
+def test_forest_bytes_arithmetic():
+    assert fc.forest_bytes(10, 3, 2, 1) == 10 * 4 + 3 * 24 + 2 * 22 + 32
+    _, forest = _both(_deal(DECK7, 0), (1, 1), _table(0))
+    per_node = forest.node_code.nbytes / (forest.n_nodes - 1)
+    assert per_node == fc.BYTES_PER_NODE

@@ -176,3 +176,39 @@ def test_forest_bytes_arithmetic():
     _, forest = _both(_deal(DECK7, 0), (1, 1), _table(0))
     per_node = forest.node_code.nbytes / (forest.n_nodes - 1)
     assert per_node == fc.BYTES_PER_NODE
+
+
+def test_spilled_group_solve_equals_the_in_memory_one(tmp_path):
+    from strongsolve.games.truco.grid import successors
+    from strongsolve.games.truco.solve import solve_scores
+
+    deck = small_deck(DECK7)
+    decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
+    group = [(9, 10), (10, 9)]
+    W = {t: 0.5 + 0.01 * (t[0] - t[1]) for s in group for t in successors(*s) if t not in group}
+    prm = check_params(dict(target_nash_conv=1e-3, check_every=10, max_iterations=100,
+                            fixed_point_tol=1e-9, max_fixed_point_rounds=2))
+    lines = []
+    runs = []
+    for d in (None, tmp_path):
+        try:  # two rounds: the second warm-starts from the first's (spilled) accumulators
+            runs.append(solve_scores(group, W, decks, deck.probabilities, prm, lines.append, "test",
+                                     spill_dir=d))
+        except RuntimeError as e:
+            assert "no fixed point within 2 rounds" in str(e)
+            runs.append(e)
+    assert str(runs[0]) == str(runs[1])
+    assert any("round 1 score 9-10 class 1" in m for m in lines)
+    prm["max_fixed_point_rounds"] = 1
+    prm["fixed_point_tol"] = 1.0
+    runs = [solve_scores(group, W, decks, deck.probabilities, prm, lines.append, "test",
+                         spill_dir=d) for d in (None, tmp_path)]
+    (mem, r_mem), (disk, r_disk) = runs
+    assert r_mem == r_disk and mem.keys() == disk.keys()
+    for key in mem:
+        assert disk[key]["value"] == mem[key]["value"]
+        assert disk[key]["iterations"] == mem[key]["iterations"]
+        for name, arr in mem[key]["arrays"].items():
+            assert isinstance(disk[key]["arrays"][name], np.memmap)
+            assert np.array_equal(disk[key]["arrays"][name], arr)
+    assert len(list(tmp_path.glob("s9-10_v0_*.npy"))) == 6 and not list(tmp_path.glob(".*tmp*"))

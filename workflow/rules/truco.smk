@@ -15,13 +15,15 @@ import json
 
 from strongsolve.games.truco.grid import (TIERS, TIER_LOWEST_MIN, deck_from_config, deck_root, tier_csv,
                                           tier_inputs)
+from strongsolve.games.truco.sizes import tier_job_mib
 from strongsolve.games.truco.subgames import group_dependencies
 
 TRUCO = config["truco"]
 TRUCO_DIR = f"{RESULTS}/truco"
 TRUCO_PARAMS = json.dumps({k: TRUCO[k] for k in ("target_nash_conv", "max_iterations", "check_every",
                                                  "fixed_point_tol", "max_fixed_point_rounds",
-                                                 "three_ties", "eleven_eleven", "workers", "prune")})
+                                                 "three_ties", "eleven_eleven", "workers", "prune",
+                                                 "solver")})
 TRUCO_GROUPS = [str(x) for x in range(11, -1, -1)]
 TRUCO_DECK = deck_from_config(TRUCO["deck"])
 TRUCO_DECK_JSON = json.dumps(TRUCO["deck"])
@@ -109,17 +111,24 @@ rule truco_grid_tier:
     wildcard_constraints:
         tier="row11|t1|t2|t3|t4",
         lo=r"\d+",
-    threads: TRUCO["workers"]
+    # each worker process runs the forest CFR on `truco.threads` numba threads: NUMBA_NUM_THREADS is
+    # the job's threads (which Snakemake may lower to --cores) shared by the workers
+    threads: TRUCO["workers"] * TRUCO["threads"]
     resources:
-        mem_mb=TRUCO["mem_mb"] * TRUCO["workers"],
+        # the full deck: the forest solver's projected peak for the tier (games/truco/sizes.py);
+        # a small deck: truco.mem_mb
+        mem_mb=lambda wildcards: TRUCO["workers"] * (
+            tier_job_mib(wildcards.tier, TRUCO["solver"]) if TRUCO_DECK.name == "full"
+            and wildcards.tier != "row11" else TRUCO["mem_mb"]),
     params:
         solver=TRUCO_PARAMS,
         deck=TRUCO_DECK_JSON,
         # the results directory: <results>/truco/grid/<tier>.csv, or <results>/truco_<deck>/truco/grid/..
         results=lambda wildcards, output: Path(output[0]).parents[2 if TRUCO_DECK.name == "full" else 3],
+        numba_threads=lambda wildcards, threads: max(1, threads // TRUCO["workers"]),
     conda:
         "../envs/strongsolve.yaml"
     shell:
-        logged("python -m strongsolve.games.truco.grid tier --tier {wildcards.tier} "
+        logged("env NUMBA_NUM_THREADS={params.numba_threads} python -m strongsolve.games.truco.grid tier --tier {wildcards.tier} "
                "--min-score {wildcards.lo} --results {params.results} --deck '{params.deck}' "
                "--params '{params.solver}' --out {output}")

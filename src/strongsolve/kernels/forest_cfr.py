@@ -559,7 +559,7 @@ def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50,
         As ``kernels.cfr.solve`` (float64[M] each, in ``infoset_key`` order).
     overwrite_warm_start : bool
         Update the warm-start arrays in place instead of copying them (saves 16 bytes per slot
-        when the caller drops them anyway).
+        when the caller drops them anyway); read-only arrays (memory maps) are copied anyway.
 
     Returns
     -------
@@ -578,9 +578,11 @@ def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50,
     if warm_start is None:
         regret, strat_sum, done = np.zeros(m), np.zeros(m), 0
     else:
-        conv = np.asarray if overwrite_warm_start else np.array
-        regret, strat_sum, done = (conv(warm_start[0], np.float64), conv(warm_start[1], np.float64),
-                                   int(warm_start[2]))
+        def own(a):  # the caller's array itself if allowed and writable, else a copy
+            a = np.asarray(a, np.float64)
+            return a if overwrite_warm_start and a.flags.writeable else a.copy()
+
+        regret, strat_sum, done = own(warm_start[0]), own(warm_start[1]), int(warm_start[2])
         if regret.shape != (m,) or strat_sum.shape != (m,):
             raise ValueError(f"warm_start arrays must have {m} action slots; got "
                              f"{regret.shape} and {strat_sum.shape}")

@@ -132,7 +132,7 @@ def hand_utility_table(a, b, W):
     return utility_table(a, b, W) if in_row11(a, b) else raise_utility_table(a, b, W)
 
 
-def solve_scores(scores, W, decks, probs, prm, log, label):
+def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
     """Solve scores that depend on each other (through three tied tricks) for every deck class.
 
     Parameters
@@ -153,6 +153,9 @@ def solve_scores(scores, W, decks, probs, prm, log, label):
         One line per subgame solve and per fixed-point round.
     label : str
         Names the group in the log lines and errors.
+    spill_dir : path or None
+        A directory for the solved subgames' arrays between fixed-point rounds (``_spill``); None
+        keeps them in memory.
 
     Returns
     -------
@@ -177,7 +180,7 @@ def solve_scores(scores, W, decks, probs, prm, log, label):
             # one chain per score: its classes in turn, each warm-started from the last round's
             # accumulators or, in the first round, from the previous class's regrets
             jobs = [(s, decks, hand_utility_table(*s, W), prm, {c: accum.get((s, c)) for c in decks},
-                     rnd == 0) for s in scores]
+                     rnd == 0, spill_dir) for s in scores]
             done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
             for chain in done:
                 for s, c, r, acc in chain:
@@ -240,13 +243,35 @@ def _transfer(src_key, src_ptr, src_regret, dst_key, dst_ptr, out):
 
 def _solve_chain(job):
     """Solve one score's subgames for every vira class in turn (a worker process runs a chain)."""
-    s, decks, table, prm, warm, validate = job
+    s, decks, table, prm, warm, validate, spill_dir = job
     out, prev = [], None
     for c in sorted(decks):
         rec = _solve_one(s, c, decks[c], table, prm, warm.get(c), prev, validate)
+        if spill_dir is not None:
+            rec = _spill(rec, spill_dir)
         out.append(rec)
         prev = rec[4]
     return [r[:4] for r in out]
+
+
+def _spill(rec, spill_dir):
+    """``_solve_one``'s tuple with its arrays (policy, slot offsets, keys, hands, regrets, strategy
+    sums) written to ``spill_dir`` as .npy files (atomically) and read back as read-only memory
+    maps: a tier job holds every subgame of a group until the group's fixed point, 24 bytes per slot
+    and 16 per information set each, which would not fit in memory for the large tiers."""
+    s, c, record, (regret, strat_sum, iters), _ = rec
+    arrays = dict(record["arrays"], regret=regret, strat_sum=strat_sum)
+    maps = {}
+    for name, arr in arrays.items():
+        path = Path(spill_dir) / f"s{s[0]}-{s[1]}_v{c}_{name}.npy"
+        tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+        with open(tmp, "wb") as fh:
+            np.save(fh, np.ascontiguousarray(arr))
+        os.replace(tmp, path)
+        maps[name] = np.load(path, mmap_mode="r")
+    record = dict(record, arrays={k: maps[k] for k in record["arrays"]})
+    return (s, c, record, (maps["regret"], maps["strat_sum"], iters),
+            (maps["infoset_key"], maps["infoset_ptr"], maps["regret"]))
 
 
 def _solve_one(s, c, deck, table, prm, own, neighbour, validate):

@@ -1,0 +1,88 @@
+"""Memory and speed of the forest CFR (kernels/forest_cfr.py) on a full-deck Truco raise subgame.
+
+Builds the raise tree of one tier and vira class as a ``Forest`` (all deals, or those of the first
+N mano hands), then per thread count runs DCFR iterations and one exact evaluation (both best
+responses, value, outcome probabilities), and prints JSON: counts, build seconds, seconds per
+iteration and per evaluation for each thread count, the process's peak RSS after the imports (and
+compilation), after the build and at the end, the measured bytes per node beside the forest's array
+bytes and the in-memory solver's 122, and the projected peak of every tier (sizes.py).
+
+    nice .venv/bin/python bench/truco_forest.py --tier 1 --vira-class 0 --threads 1,2
+"""
+
+import argparse
+import json
+import resource
+import time
+
+import numba
+import numpy as np
+
+from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco.forest import build_raise_forest
+from strongsolve.games.truco.rules import N_STRENGTHS
+from strongsolve.games.truco.sizes import FULL_DECK_TIERS, forest_peak_bytes
+from strongsolve.kernels import forest_cfr as fc
+
+TABULAR_BYTES_PER_NODE = 122  # bench/truco_memory.py --tier 1 --hands 60 (bench/RECORD.md)
+
+
+def peak_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tier", type=int, default=1)
+    ap.add_argument("--vira-class", type=int, default=0)
+    ap.add_argument("--hands", type=int, default=None, help="deals of the first N mano hands (all)")
+    ap.add_argument("--iterations", type=int, default=5)
+    ap.add_argument("--threads", default="1,2")
+    args = ap.parse_args()
+    hands, pairs, weights = ab.deal_pairs(ab.class_capacities(args.vira_class))
+    hands = np.array(hands)
+    keep = np.ones(len(pairs), bool) if args.hands is None else pairs[:, 0] < args.hands
+    caps = (args.tier, args.tier)
+    table = np.linspace(0.0, 1.0, 12)
+    small = pairs[:, 0] < 1  # compile every kernel first, so that the peaks below are the workload's
+    f = build_raise_forest(np.arange(N_STRENGTHS), hands, pairs[small], weights[small], raise_caps=caps)
+    f.set_utilities(table)
+    fc.solve(f, max_iterations=1, check_every=1)
+    base = peak_mib()
+    t0 = time.perf_counter()
+    forest = build_raise_forest(np.arange(N_STRENGTHS), hands, pairs[keep], weights[keep],
+                                raise_caps=caps)
+    build_s = time.perf_counter() - t0
+    built = peak_mib()
+    forest.set_utilities(table)
+    m = forest.n_slots
+    runs = {}
+    for th in [int(t) for t in args.threads.split(",")]:
+        numba.set_num_threads(th)
+        regret, strat_sum, strategy = np.zeros(m), np.zeros(m), np.empty(m)
+        t0 = time.perf_counter()
+        fc.dcfr_iterations(forest, regret, strat_sum, strategy, 0, args.iterations)
+        t1 = time.perf_counter()
+        fc.average_strategy(forest, strat_sum, out=strategy)
+        ev = fc.evaluate(forest, strategy)
+        t2 = time.perf_counter()
+        runs[th] = dict(seconds_per_iteration=round((t1 - t0) / args.iterations, 3),
+                        evaluation_seconds=round(t2 - t1, 3), nash_conv=ev["nash_conv"])
+    end = peak_mib()
+    arrays = forest.nbytes() + 3 * 8 * m
+    n = forest.n_nodes
+    print(json.dumps(dict(
+        tier=args.tier, vira_class=args.vira_class, hands=args.hands, deals=int(keep.sum()),
+        nodes=n, infosets=forest.n_infosets, action_slots=m, build_seconds=round(build_s, 1),
+        iterations=args.iterations, threads=runs,
+        peak_mib_after_imports=round(base, 1), peak_mib_after_build=round(built, 1),
+        peak_mib_at_end=round(end, 1), array_bytes_per_node=round(arrays / n, 2),
+        measured_bytes_per_node=round((end - base) * 2 ** 20 / n, 2),
+        tabular_bytes_per_node=TABULAR_BYTES_PER_NODE,
+        largest_hand_nodes=int(forest.hand_nodes.max()),
+        projected_peak_gib={f"t{t}": round(forest_peak_bytes(nn, s, i, d) / 2 ** 30, 2)
+                            for t, (nn, i, s, d) in FULL_DECK_TIERS.items()})))
+
+
+if __name__ == "__main__":
+    main()

@@ -2,8 +2,8 @@
 
 Builds the raise tree of one tier and vira class as a ``Forest`` (all deals, or those of the first
 N mano hands), then per thread count runs DCFR iterations and one exact evaluation (both best
-responses, value, outcome probabilities), and prints JSON: counts, build seconds, seconds per
-iteration and per evaluation for each thread count, the process's peak RSS after the imports (and
+responses, value, outcome probabilities), and prints JSON: counts, build seconds, wall and CPU
+seconds per iteration and per evaluation for each thread count, the process's peak RSS after the imports (and
 compilation), after the build and at the end, the measured bytes per node beside the forest's array
 bytes and the in-memory solver's 122, and the projected peak of every tier (sizes.py).
 
@@ -49,10 +49,11 @@ def main():
     f.set_utilities(table)
     fc.solve(f, max_iterations=1, check_every=1)
     base = peak_mib()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     forest = build_raise_forest(np.arange(N_STRENGTHS), hands, pairs[keep], weights[keep],
                                 raise_caps=caps)
     build_s = time.perf_counter() - t0
+    build_cpu = time.process_time() - c0
     built = peak_mib()
     forest.set_utilities(table)
     m = forest.n_slots
@@ -60,20 +61,25 @@ def main():
     for th in [int(t) for t in args.threads.split(",")]:
         numba.set_num_threads(th)
         regret, strat_sum, strategy = np.zeros(m), np.zeros(m), np.empty(m)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fc.dcfr_iterations(forest, regret, strat_sum, strategy, 0, args.iterations)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         fc.average_strategy(forest, strat_sum, out=strategy)
         ev = fc.evaluate(forest, strategy)
-        t2 = time.perf_counter()
+        t2, c2 = time.perf_counter(), time.process_time()
+        # CPU seconds (all threads) beside wall seconds: on a shared machine the wall time
+        # measures the load as much as the solver
         runs[th] = dict(seconds_per_iteration=round((t1 - t0) / args.iterations, 3),
-                        evaluation_seconds=round(t2 - t1, 3), nash_conv=ev["nash_conv"])
+                        cpu_seconds_per_iteration=round((c1 - c0) / args.iterations, 3),
+                        evaluation_seconds=round(t2 - t1, 3), evaluation_cpu_seconds=round(c2 - c1, 3),
+                        nash_conv=ev["nash_conv"])
     end = peak_mib()
     arrays = forest.nbytes() + 3 * 8 * m
     n = forest.n_nodes
     print(json.dumps(dict(
         tier=args.tier, vira_class=args.vira_class, hands=args.hands, deals=int(keep.sum()),
         nodes=n, infosets=forest.n_infosets, action_slots=m, build_seconds=round(build_s, 1),
+        build_cpu_seconds=round(build_cpu, 1),
         iterations=args.iterations, threads=runs,
         peak_mib_after_imports=round(base, 1), peak_mib_after_build=round(built, 1),
         peak_mib_at_end=round(end, 1), array_bytes_per_node=round(arrays / n, 2),

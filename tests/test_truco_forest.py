@@ -64,16 +64,18 @@ def test_forest_layout_equals_the_tabular_tree(cards, vclass, caps):
     assert forest.n_nodes == g.n_nodes and forest.n_infosets == g.n_infosets
     assert np.array_equal(forest.infoset_key, tree.infoset_key)
     assert np.array_equal(forest.infoset_ptr, g.infoset_ptr)
-    dec = g.node_type == cfr.DECISION
-    player = np.full(g.n_infosets, -1)
-    player[g.node_infoset[dec]] = g.node_player[dec]
-    assert np.array_equal(forest.infoset_player, player)
     assert forest.raise_caps == tree.raise_caps
-    # the nodes of each deal are the tabular tree's, root first, then the deal's block
-    for d in (0, forest.n_deals - 1):
+    # the nodes of each deal are the tabular tree's, root first, then the deal's block in order
+    dec = g.node_type == cfr.DECISION
+    expected = np.where(dec, g.node_infoset + fc.PLAYER_BIT * (g.node_player == 1),
+                        -1 - tree.outcome.astype(np.int64))
+    start = 1 + forest.n_deals
+    for d in range(forest.n_deals):
         codes = forest.node_code[forest.deal_start[d]:forest.deal_start[d + 1]]
-        root = 1 + d
-        assert codes[0] == (g.node_infoset[root] if dec[root] else -1 - tree.outcome[root])
+        assert codes[0] == expected[1 + d]
+        assert np.array_equal(codes[1:], expected[start:start + len(codes) - 1])
+        start += len(codes) - 1
+    assert start == g.n_nodes
 
 
 @pytest.mark.parametrize("cards,vclass,caps", CASES)
@@ -172,7 +174,7 @@ def test_grid_driver_gives_the_same_record_with_either_solver():
 
 
 def test_forest_bytes_arithmetic():
-    assert fc.forest_bytes(10, 3, 2, 1) == 10 * 4 + 3 * 24 + 2 * 22 + 32
+    assert fc.forest_bytes(10, 3, 2, 1) == 10 * 4 + 3 * 24 + 2 * 21 + 32
     _, forest = _both(_deal(DECK7, 0), (1, 1), _table(0))
     per_node = forest.node_code.nbytes / (forest.n_nodes - 1)
     assert per_node == fc.BYTES_PER_NODE

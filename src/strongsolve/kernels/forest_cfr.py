@@ -5,18 +5,18 @@ A Truco raise subgame (games/truco/tree.py) is a chance node over deals whose su
 on an outcome code. ``kernels.cfr`` holds it as a general ``TabularGame`` (about 122 bytes per node
 at its peak); this module keeps only what the game needs:
 
-- per node, one int32 ``node_code``: the information set (>= 0) of a decision node, or
-  ``-1 - outcome`` at a terminal. Each deal's nodes are stored in the builder's breadth-first
+- per node, one int32 ``node_code``: at a decision node its information set plus ``PLAYER_BIT``
+  (2**30) if player 1 acts (so the player costs no memory access), ``-1 - outcome`` at a terminal. Each deal's nodes are stored in the builder's breadth-first
   order (its root first), so the children of the decision nodes follow one another: the first
   child of a node is one past the children of the nodes before it, counted while walking, and a
   node's child count is its information set's action count. No child pointer, depth or player.
-- per information set: key int64, ``infoset_ptr`` int64, player int8, depth uint8, and the offset
-  of its first slot among its player's hand's slots int32 (for the best response): 22 bytes.
+- per information set: key int64, ``infoset_ptr`` int64, depth uint8, and the offset of its first
+  slot among its player's hand's slots int32 (for the update and the best response): 21 bytes.
 - per action slot: regret, strategy sum and current strategy, float64 each: 24 bytes.
 - per deal: start int64, probability float64, both hands int32, and its place in the deal lists
   by mano's and by pé's hand int32 each: 32 bytes.
 
-So ``BYTES_PER_NODE = 4``, ``BYTES_PER_INFOSET = 22``, ``BYTES_PER_SLOT = 24`` (``forest_bytes``);
+So ``BYTES_PER_NODE = 4``, ``BYTES_PER_INFOSET = 21``, ``BYTES_PER_SLOT = 24`` (``forest_bytes``);
 a whole-ladder subgame (895,521,171 nodes, 84,085,760 information sets, 180,543,104 slots) holds
 9.0 GiB, plus per-thread scratch of at most a hand's deals (``hand_nodes``, 28 bytes per node).
 
@@ -43,7 +43,9 @@ from .cfr import CFRResult
 from .options import njit, njit_parallel
 
 BYTES_PER_NODE = 4
-BYTES_PER_INFOSET = 8 + 8 + 1 + 1 + 4
+BYTES_PER_INFOSET = 8 + 8 + 1 + 4
+PLAYER_BIT = 1 << 30  # node_code of a decision node of player 1: information set + PLAYER_BIT
+ID_MASK = PLAYER_BIT - 1
 BYTES_PER_SLOT = 3 * 8
 BYTES_PER_DEAL = 8 + 8 + 2 * 4 + 2 * 4
 SCRATCH_BYTES_PER_HAND_NODE = 8 + 8 + 4 + 4 + 4  # best response: reach, value, first child, code, order
@@ -60,7 +62,7 @@ def forest_bytes(nodes, slots, infosets, deals=0):
     Returns
     -------
     int
-        ``4 nodes + 24 slots + 22 infosets + 32 deals`` (thread scratch and the interpreter apart).
+        ``4 nodes + 24 slots + 21 infosets + 32 deals`` (thread scratch and the interpreter apart).
     """
     return (nodes * BYTES_PER_NODE + slots * BYTES_PER_SLOT + infosets * BYTES_PER_INFOSET
             + deals * BYTES_PER_DEAL)
@@ -73,7 +75,8 @@ class Forest:
     Attributes
     ----------
     node_code : int32[N - 1]
-        Per node but the root: information set (>= 0) or ``-1 - outcome`` (terminal).
+        Per node but the root: information set (+ ``PLAYER_BIT`` for player 1) or
+        ``-1 - outcome`` (terminal).
     deal_start : int64[D + 1]
         Deal d's nodes are ``node_code[deal_start[d]:deal_start[d + 1]]``, its root first.
     deal_prob : float64[D]
@@ -88,8 +91,8 @@ class Forest:
         Sorted keys (the numbering of ``tree.build_hand_tree``); player = key & 1.
     infoset_ptr : int64[I + 1]
         Action slots of information set i: ``infoset_ptr[i]:infoset_ptr[i + 1]``.
-    infoset_player : int8[I], infoset_depth : uint8[I]
-        Player to act and number of public actions before it.
+    infoset_depth : uint8[I]
+        Number of public actions before the information set.
     infoset_local : int32[I]
         First slot of i among the slots of its player's hand (``group_slots``).
     group_slots : int64[2, H]
@@ -107,7 +110,6 @@ class Forest:
     hand_nodes: np.ndarray
     infoset_key: np.ndarray
     infoset_ptr: np.ndarray
-    infoset_player: np.ndarray
     infoset_depth: np.ndarray
     infoset_local: np.ndarray
     group_slots: np.ndarray
@@ -151,6 +153,7 @@ def make_forest(node_code, deal_start, deal_prob, deal_hands, n_hands, infoset_k
     Parameters
     ----------
     node_code : int32[N - 1]
+        As ``Forest.node_code``.
     deal_start : int64[D + 1]
     deal_prob : float64[D]
     deal_hands : int32[D, 2]
@@ -169,6 +172,8 @@ def make_forest(node_code, deal_start, deal_prob, deal_hands, n_hands, infoset_k
         If keys are unsorted or repeated, or a depth does not fit a byte.
     """
     infoset_key = np.ascontiguousarray(infoset_key, np.int64)
+    if len(infoset_key) > ID_MASK:
+        raise ValueError(f"{len(infoset_key)} information sets: node_code holds at most {ID_MASK}")
     if len(infoset_key) > 1 and np.any(np.diff(infoset_key) <= 0):
         raise ValueError("infoset_key must be sorted and unique")
     if len(infoset_depth) and (infoset_depth.min() < 0 or infoset_depth.max() > 255):
@@ -190,7 +195,7 @@ def make_forest(node_code, deal_start, deal_prob, deal_hands, n_hands, infoset_k
     return Forest(node_code=node_code, deal_start=deal_start, deal_prob=deal_prob,
                   deal_hands=deal_hands, hand_ptr=hand_ptr, hand_deals=hand_deals,
                   hand_nodes=hand_nodes, infoset_key=infoset_key, infoset_ptr=infoset_ptr,
-                  infoset_player=player, infoset_depth=infoset_depth.astype(np.uint8),
+                  infoset_depth=infoset_depth.astype(np.uint8),
                   infoset_local=local, group_slots=group_slots, utility=np.zeros(n_outcomes))
 
 
@@ -222,8 +227,8 @@ def _current_strategy(regret, infoset_ptr, strategy):
 
 
 @njit
-def _update_deal(code, b, n, prob, infoset_ptr, infoset_player, infoset_local, utility, strategy,
-                 p, ro, rw, val, regret_new, strat_new, root_new):
+def _update_deal(code, b, n, prob, infoset_ptr, infoset_local, utility, strategy, p, ro, rw, val,
+                 regret_new, strat_new, root_new):
     """One deal of player p's update: reaches top-down, values bottom-up, and p's instantaneous
     regrets and reach-weighted strategy added to the hand's ``regret_new`` / ``strat_new`` (local
     slots); the root's are written to ``root_new`` (2 x 4 actions) instead, to be added after
@@ -232,12 +237,13 @@ def _update_deal(code, b, n, prob, infoset_ptr, infoset_player, infoset_local, u
     rw[0] = 1.0
     nxt = 1
     for li in range(n):
-        c = code[b + li]
-        if c < 0:
+        x = code[b + li]
+        if x < 0:
             continue
+        c = x & ID_MASK
         lo = infoset_ptr[c]
         k = infoset_ptr[c + 1] - lo
-        if infoset_player[c] == p:
+        if (x >> 30) == p:
             for j in range(k):
                 ro[nxt + j] = ro[li]
                 rw[nxt + j] = rw[li] * strategy[lo + j]
@@ -248,10 +254,11 @@ def _update_deal(code, b, n, prob, infoset_ptr, infoset_player, infoset_local, u
         nxt += k
     sign = 1.0 if p == 0 else -1.0
     for li in range(n - 1, -1, -1):
-        c = code[b + li]
-        if c < 0:
-            val[li] = utility[-1 - c]
+        x = code[b + li]
+        if x < 0:
+            val[li] = utility[-1 - x]
             continue
+        c = x & ID_MASK
         lo = infoset_ptr[c]
         k = infoset_ptr[c + 1] - lo
         nxt -= k
@@ -259,7 +266,7 @@ def _update_deal(code, b, n, prob, infoset_ptr, infoset_player, infoset_local, u
         for j in range(k):
             v += strategy[lo + j] * val[nxt + j]
         val[li] = v
-        if infoset_player[c] == p:
+        if (x >> 30) == p:
             w = ro[li] * sign
             base = infoset_local[c]
             for j in range(k):
@@ -274,9 +281,8 @@ def _update_deal(code, b, n, prob, infoset_ptr, infoset_player, infoset_local, u
 
 
 @njit_parallel
-def _update_player(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr, infoset_player,
-                   infoset_local, group_slots, utility, strategy, p, regret, strat_sum, scratch,
-                   pos, neg, avg):
+def _update_player(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr, infoset_local,
+                   group_slots, utility, strategy, p, regret, strat_sum, scratch, pos, neg, avg):
     """Player p's DCFR update, one hand of p per thread. Within a hand the deals run from the last
     to the first and each bottom-up, the roots last: per slot, the order in which
     ``kernels.cfr._values_and_regrets`` adds (reverse node order), so the sums are the same."""
@@ -295,13 +301,13 @@ def _update_player(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_pt
         for j in range(hi_d - 1, lo_d - 1, -1):
             d = hand_deals[p, j]
             b = deal_start[d]
-            _update_deal(code, b, deal_start[d + 1] - b, deal_prob[d], infoset_ptr, infoset_player,
-                         infoset_local, utility, strategy, p, ro, rw, val, regret_new, strat_new,
-                         roots[j - lo_d])
+            _update_deal(code, b, deal_start[d + 1] - b, deal_prob[d], infoset_ptr, infoset_local,
+                         utility, strategy, p, ro, rw, val, regret_new, strat_new, roots[j - lo_d])
         done = np.zeros(ns, np.bool_)
         for j in range(hi_d - 1, lo_d - 1, -1):
-            c = code[deal_start[hand_deals[p, j]]]
-            if c >= 0 and infoset_player[c] == p:
+            x = code[deal_start[hand_deals[p, j]]]
+            if x >= 0 and (x >> 30) == p:
+                c = x & ID_MASK
                 base = infoset_local[c]
                 for a in range(infoset_ptr[c + 1] - infoset_ptr[c]):
                     regret_new[base + a] += roots[j - lo_d, 0, a]
@@ -309,11 +315,14 @@ def _update_player(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_pt
         # discount and add, once per information set of the hand (found on the deals' nodes)
         for j in range(lo_d, hi_d):
             d = hand_deals[p, j]
-            for x in range(deal_start[d], deal_start[d + 1]):
-                c = code[x]
-                if c < 0 or infoset_player[c] != p or done[infoset_local[c]]:
+            for y in range(deal_start[d], deal_start[d + 1]):
+                x = code[y]
+                if x < 0 or (x >> 30) != p:
                     continue
+                c = x & ID_MASK
                 base = infoset_local[c]
+                if done[base]:
+                    continue
                 done[base] = True
                 lo = infoset_ptr[c]
                 for a in range(infoset_ptr[c + 1] - lo):
@@ -347,8 +356,8 @@ def dcfr_iterations(forest, regret, strat_sum, strategy, t0, iters, alpha=1.5, b
             _current_strategy(regret, f.infoset_ptr, strategy)
             with numba.parallel_chunksize(1):  # hands differ in size: hand them out one by one
                 _update_player(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr, f.hand_deals,
-                               f.infoset_ptr, f.infoset_player, f.infoset_local, f.group_slots,
-                               f.utility, strategy, p, regret, strat_sum, scratch, pos, neg, avg)
+                               f.infoset_ptr, f.infoset_local, f.group_slots, f.utility,
+                               strategy, p, regret, strat_sum, scratch, pos, neg, avg)
 
 
 @njit_parallel
@@ -374,8 +383,7 @@ def average_strategy(forest, strat_sum, out=None):
 
 @njit
 def _best_response_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, n_nodes, infoset_ptr,
-                        infoset_player, infoset_depth, infoset_local, n_slots, utility, strategy,
-                        p, h):
+                        infoset_depth, infoset_local, n_slots, utility, strategy, p, h):
     """Player 0's utility, summed over the deals where p holds hand h, when p best-responds to the
     other player's ``strategy`` (chance and that player's reach included), as
     ``kernels.cfr._best_response`` restricted to these deals: level by level from the deepest."""
@@ -393,15 +401,16 @@ def _best_response_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, n_nod
         nxt = 1
         for li in range(n):
             x = off + li
-            c = code[b + li]
-            cd[x] = c
-            if c < 0:
-                val[x] = w[x] * utility[-1 - c]
+            y = code[b + li]
+            cd[x] = y
+            if y < 0:
+                val[x] = w[x] * utility[-1 - y]
                 continue
+            c = y & ID_MASK
             lo = infoset_ptr[c]
             k = infoset_ptr[c + 1] - lo
             first[x] = off + nxt
-            if infoset_player[c] == p:
+            if (y >> 30) == p:
                 for a in range(k):
                     w[off + nxt + a] = w[x]
             else:
@@ -416,7 +425,7 @@ def _best_response_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, n_nod
     fill = count[:256].copy()
     for x in range(off):
         if cd[x] >= 0:
-            dd = infoset_depth[cd[x]]
+            dd = infoset_depth[cd[x] & ID_MASK]
             order[fill[dd]] = x
             fill[dd] += 1
     q = np.zeros(n_slots)
@@ -427,15 +436,15 @@ def _best_response_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, n_nod
             continue
         for j in range(a0, a1):
             x = order[j]
-            c = cd[x]
-            if infoset_player[c] == p:
+            if (cd[x] >> 30) == p:
+                c = cd[x] & ID_MASK
                 base = infoset_local[c]
                 for a in range(infoset_ptr[c + 1] - infoset_ptr[c]):
                     q[base + a] += val[first[x] + a]
         for j in range(a0, a1):
             x = order[j]
-            c = cd[x]
-            if infoset_player[c] == p:
+            if (cd[x] >> 30) == p:
+                c = cd[x] & ID_MASK
                 base = infoset_local[c]
                 arg = 0
                 for a in range(1, infoset_ptr[c + 1] - infoset_ptr[c]):
@@ -444,8 +453,8 @@ def _best_response_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, n_nod
                 best[base] = arg
         for j in range(a0, a1):
             x = order[j]
-            c = cd[x]
-            if infoset_player[c] == p:
+            c = cd[x] & ID_MASK
+            if (cd[x] >> 30) == p:
                 val[x] = val[first[x] + best[infoset_local[c]]]
             else:
                 s = 0.0
@@ -463,15 +472,15 @@ def _best_response_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, n_nod
 
 @njit_parallel
 def _best_response(code, deal_start, deal_prob, hand_ptr, hand_deals, hand_nodes, infoset_ptr,
-                   infoset_player, infoset_depth, infoset_local, group_slots, utility, strategy, p):
+                   infoset_depth, infoset_local, group_slots, utility, strategy, p):
     n_hands = hand_ptr.shape[1] - 1
     per_hand = np.zeros(n_hands)
     for h in numba.prange(n_hands):
         if hand_ptr[p, h + 1] > hand_ptr[p, h]:
             per_hand[h] = _best_response_hand(code, deal_start, deal_prob, hand_ptr, hand_deals,
-                                              hand_nodes[p, h], infoset_ptr, infoset_player,
-                                              infoset_depth, infoset_local, group_slots[p, h],
-                                              utility, strategy, p, h)
+                                              hand_nodes[p, h], infoset_ptr, infoset_depth,
+                                              infoset_local, group_slots[p, h], utility, strategy,
+                                              p, h)
     total = 0.0
     for h in range(n_hands):
         total += per_hand[h]
@@ -493,10 +502,11 @@ def _outcome_probabilities(code, deal_start, deal_prob, hand_ptr, hand_deals, in
             r[0] = deal_prob[d]
             nxt = 1
             for li in range(deal_start[d + 1] - b):
-                c = code[b + li]
-                if c < 0:
-                    per_hand[h, -1 - c] += r[li]
+                x = code[b + li]
+                if x < 0:
+                    per_hand[h, -1 - x] += r[li]
                     continue
+                c = x & ID_MASK
                 lo = infoset_ptr[c]
                 k = infoset_ptr[c + 1] - lo
                 for a in range(k):
@@ -537,8 +547,8 @@ def evaluate(forest, strategy):
     f = forest
     with numba.parallel_chunksize(1):
         br = [_best_response(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr, f.hand_deals,
-                             f.hand_nodes, f.infoset_ptr, f.infoset_player, f.infoset_depth,
-                             f.infoset_local, f.group_slots, f.utility, strategy, p) for p in (0, 1)]
+                             f.hand_nodes, f.infoset_ptr, f.infoset_depth, f.infoset_local,
+                             f.group_slots, f.utility, strategy, p) for p in (0, 1)]
     probs = outcome_probabilities(f, strategy)
     value = float(np.dot(probs, f.utility))
     return dict(value=value, br0=br[0], br1=br[1], nash_conv=br[0] - br[1],

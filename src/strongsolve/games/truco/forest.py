@@ -17,7 +17,7 @@ The builder lays a deal out breadth first (its root, then the children of each n
 import numpy as np
 
 from ...kernels.cfr import DECISION, TERMINAL
-from ...kernels.forest_cfr import make_forest
+from ...kernels.forest_cfr import PLAYER_BIT, make_forest
 from ...kernels.options import njit
 from .tree import N_LEVELS, N_RAISE_OUTCOMES, _build_raises
 
@@ -54,15 +54,16 @@ def _deal_sizes(node_type, first_child, n_child, n_deals):
 
 
 @njit
-def _fill_codes(node_type, outcome, node_id, n_deals, sizes, out, out_start):
-    """Write each deal's node codes (root first, then its other nodes) at ``out[out_start[d]:]``."""
+def _fill_codes(node_type, node_player, outcome, node_id, n_deals, sizes, out, out_start):
+    """Write each deal's node codes (root first, then its other nodes) at ``out[out_start[d]:]``:
+    information set (+ ``PLAYER_BIT`` for player 1) or ``-1 - outcome``."""
     nxt = 1 + n_deals
     for d in range(n_deals):
         b = out_start[d]
         for li in range(sizes[d]):
             x = 1 + d if li == 0 else nxt + li - 1
             if node_type[x] == DECISION:
-                out[b + li] = node_id[x]
+                out[b + li] = node_id[x] + (PLAYER_BIT if node_player[x] == 1 else 0)
             else:
                 out[b + li] = -1 - outcome[x]
         nxt += sizes[d] - 1
@@ -129,6 +130,8 @@ def build_raise_forest(strengths, hands, pairs, weights, three_ties="nobody", ra
     nact = np.concatenate(nact)[o]
     depth = np.concatenate(depth)[o]
     del o
+    if len(keys) >= PLAYER_BIT:
+        raise ValueError(f"{len(keys)} information sets: a Forest holds at most {PLAYER_BIT - 1}")
     deal_start = np.zeros(len(pairs) + 1, np.int64)
     np.cumsum(sizes, out=deal_start[1:])
     code = np.empty(int(deal_start[-1]), np.int32)
@@ -142,7 +145,8 @@ def build_raise_forest(strengths, hands, pairs, weights, three_ties="nobody", ra
             raise AssertionError("a node's information set was not counted in passes 1-2")
         node_id = np.full(len(node_type), -1, np.int32)
         node_id[dec] = ids[inv.ravel()]
-        _fill_codes(node_type, outcome, node_id, len(idx), sizes[idx], code, deal_start[idx])
+        _fill_codes(node_type, node_player, outcome, node_id, len(idx), sizes[idx], code,
+                    deal_start[idx])
     if log:
         log(f"forest pass 3/3: {len(code) + 1} nodes, {len(keys)} information sets")
     forest = make_forest(code, deal_start, probs, pairs.astype(np.int32), n_hands, keys, nact,

@@ -8,7 +8,7 @@ a second pass groups the deals by pé's hand for pé's information sets.
 
 ``solver_bytes`` turns the counts into the memory of the in-memory solver (``kernels.cfr.solve`` on
 a ``TabularGame``), from the dtypes of the arrays it holds; ``forest_peak_bytes`` into that of the
-forest solver (``kernels.forest_cfr``: 4 bytes per node, 24 per action slot, 22 per information set,
+forest solver (``kernels.forest_cfr``: 4 bytes per node, 24 per action slot, 21 per information set,
 32 per deal, plus the previous vira class's keys, slot offsets and regrets that warm-start the
 next one: 16 per information set and 8 per slot). ``FULL_DECK_TIERS`` holds the full deck's counts
 (measured with ``strongsolve truco sizes``), from which the workflow sizes a tier job's memory.

@@ -33,6 +33,7 @@ increased by the sum of its instantaneous regrets), every sum per slot taken in 
 for bit. Only sums over hands (value, best-response totals) run in another order.
 """
 
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -213,8 +214,7 @@ def _local_slots(player, hand, infoset_ptr, n_hands):
 # ---------------------------------------------------------------- DCFR
 
 
-@njit_parallel
-def _current_strategy(regret, infoset_ptr, strategy):
+def _current_strategy_py(regret, infoset_ptr, strategy):
     """Regret matching at every information set, as ``kernels.cfr._current_strategy``."""
     for i in numba.prange(infoset_ptr.shape[0] - 1):
         lo, hi = infoset_ptr[i], infoset_ptr[i + 1]
@@ -224,6 +224,10 @@ def _current_strategy(regret, infoset_ptr, strategy):
                 s += regret[k]
         for k in range(lo, hi):
             strategy[k] = (regret[k] / s if regret[k] > 0.0 else 0.0) if s > 0.0 else 1.0 / (hi - lo)
+
+
+_current_strategy = njit_parallel(_current_strategy_py)
+_current_strategy_serial = njit(_current_strategy_py)
 
 
 @njit
@@ -280,8 +284,7 @@ def _update_deal(code, b, n, prob, infoset_ptr, infoset_local, utility, strategy
                     strat_new[base + j] += s
 
 
-@njit_parallel
-def _update_player(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr, infoset_local,
+def _update_player_py(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr, infoset_local,
                    group_slots, utility, strategy, p, regret, strat_sum, scratch, pos, neg, avg):
     """Player p's DCFR update, one hand of p per thread. Within a hand the deals run from the last
     to the first and each bottom-up, the roots last: per slot, the order in which
@@ -332,6 +335,46 @@ def _update_player(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_pt
                     strat_sum[lo + a] = strat_sum[lo + a] * avg + strat_new[base + a]
 
 
+_update_player = njit_parallel(_update_player_py)
+_update_player_serial = njit(_update_player_py)
+
+
+@njit
+def _dcfr_loop(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr, infoset_local,
+               group_slots, utility, regret, strat_sum, strategy, scratch, t0, iters, alpha, beta,
+               gamma, parallel):
+    """All iterations in one compiled call (a small game's iteration takes microseconds)."""
+    for it in range(iters):
+        t = float(t0 + it + 1)
+        pos = t ** alpha / (t ** alpha + 1.0)
+        neg = t ** beta / (t ** beta + 1.0)
+        avg = (t / (t + 1.0)) ** gamma
+        for p in range(2):
+            if parallel:
+                _current_strategy(regret, infoset_ptr, strategy)
+                _update_player(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr,
+                               infoset_local, group_slots, utility, strategy, p, regret, strat_sum,
+                               scratch, pos, neg, avg)
+            else:
+                _current_strategy_serial(regret, infoset_ptr, strategy)
+                _update_player_serial(code, deal_start, deal_prob, hand_ptr, hand_deals,
+                                      infoset_ptr, infoset_local, group_slots, utility, strategy, p,
+                                      regret, strat_sum, scratch, pos, neg, avg)
+
+
+PARALLEL_MIN_NODES = 200_000  # below this, one thread: a parallel launch costs more than a pass
+
+
+def _parallel(forest):
+    return numba.get_num_threads() > 1 and forest.n_nodes >= PARALLEL_MIN_NODES
+
+
+def _schedule(parallel):
+    """Hands differ in size: a parallel loop hands them out one by one. Nothing for a serial run
+    (setting the chunk size starts numba's thread pool)."""
+    return numba.parallel_chunksize(1) if parallel else contextlib.nullcontext()
+
+
 def dcfr_iterations(forest, regret, strat_sum, strategy, t0, iters, alpha=1.5, beta=0.0,
                     gamma=2.0):
     """Run ``iters`` DCFR iterations in place, continuing from iteration ``t0``.
@@ -347,21 +390,14 @@ def dcfr_iterations(forest, regret, strat_sum, strategy, t0, iters, alpha=1.5, b
     """
     f = forest
     scratch = int(np.diff(f.deal_start).max()) if f.n_deals else 1
-    for it in range(iters):
-        t = float(t0 + it + 1)
-        pos = t ** alpha / (t ** alpha + 1.0)
-        neg = t ** beta / (t ** beta + 1.0)
-        avg = (t / (t + 1.0)) ** gamma
-        for p in range(2):
-            _current_strategy(regret, f.infoset_ptr, strategy)
-            with numba.parallel_chunksize(1):  # hands differ in size: hand them out one by one
-                _update_player(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr, f.hand_deals,
-                               f.infoset_ptr, f.infoset_local, f.group_slots, f.utility,
-                               strategy, p, regret, strat_sum, scratch, pos, neg, avg)
+    parallel = _parallel(f)
+    with _schedule(parallel):
+        _dcfr_loop(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr, f.hand_deals, f.infoset_ptr,
+                   f.infoset_local, f.group_slots, f.utility, regret, strat_sum, strategy, scratch,
+                   t0, iters, alpha, beta, gamma, parallel)
 
 
-@njit_parallel
-def _normalise(strat_sum, infoset_ptr, out):
+def _normalise_py(strat_sum, infoset_ptr, out):
     for i in numba.prange(infoset_ptr.shape[0] - 1):
         lo, hi = infoset_ptr[i], infoset_ptr[i + 1]
         s = 0.0
@@ -371,10 +407,14 @@ def _normalise(strat_sum, infoset_ptr, out):
             out[k] = strat_sum[k] / s if s > 0.0 else 1.0 / (hi - lo)
 
 
+_normalise = njit_parallel(_normalise_py)
+_normalise_serial = njit(_normalise_py)
+
+
 def average_strategy(forest, strat_sum, out=None):
     """float64[M]: the normalised average strategy (uniform where never reached), in ``out`` if given."""
     out = np.empty_like(strat_sum) if out is None else out
-    _normalise(strat_sum, forest.infoset_ptr, out)
+    (_normalise if _parallel(forest) else _normalise_serial)(strat_sum, forest.infoset_ptr, out)
     return out
 
 
@@ -470,8 +510,7 @@ def _best_response_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, n_nod
     return total
 
 
-@njit_parallel
-def _best_response(code, deal_start, deal_prob, hand_ptr, hand_deals, hand_nodes, infoset_ptr,
+def _best_response_py(code, deal_start, deal_prob, hand_ptr, hand_deals, hand_nodes, infoset_ptr,
                    infoset_depth, infoset_local, group_slots, utility, strategy, p):
     n_hands = hand_ptr.shape[1] - 1
     per_hand = np.zeros(n_hands)
@@ -487,8 +526,11 @@ def _best_response(code, deal_start, deal_prob, hand_ptr, hand_deals, hand_nodes
     return total
 
 
-@njit_parallel
-def _outcome_probabilities(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr,
+_best_response = njit_parallel(_best_response_py)
+_best_response_serial = njit(_best_response_py)
+
+
+def _outcome_probabilities_py(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr,
                            strategy, n_outcomes, scratch):
     """Probability of each outcome code when both players follow ``strategy`` (per hand of player
     0, then summed in hand order)."""
@@ -519,13 +561,18 @@ def _outcome_probabilities(code, deal_start, deal_prob, hand_ptr, hand_deals, in
     return out
 
 
+_outcome_probabilities = njit_parallel(_outcome_probabilities_py)
+_outcome_probabilities_serial = njit(_outcome_probabilities_py)
+
+
 def outcome_probabilities(forest, strategy):
     """float64[n_outcomes]: probability of each outcome code when both players follow ``strategy``
     (float64[M]); equals the sums of ``kernels.cfr.reach_probabilities`` over each code's terminals."""
     f = forest
     scratch = int(np.diff(f.deal_start).max()) if f.n_deals else 1
-    with numba.parallel_chunksize(1):
-        return _outcome_probabilities(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr,
+    run = _outcome_probabilities if _parallel(f) else _outcome_probabilities_serial
+    with _schedule(_parallel(f)):
+        return run(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr,
                                       f.hand_deals, f.infoset_ptr, strategy, len(f.utility), scratch)
 
 
@@ -545,8 +592,9 @@ def evaluate(forest, strategy):
         ``exploitability``; plus ``outcome_probabilities`` (float64[n_outcomes]).
     """
     f = forest
-    with numba.parallel_chunksize(1):
-        br = [_best_response(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr, f.hand_deals,
+    run = _best_response if _parallel(f) else _best_response_serial
+    with _schedule(_parallel(f)):
+        br = [run(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr, f.hand_deals,
                              f.hand_nodes, f.infoset_ptr, f.infoset_depth, f.infoset_local,
                              f.group_slots, f.utility, strategy, p) for p in (0, 1)]
     probs = outcome_probabilities(f, strategy)

@@ -34,7 +34,7 @@ from ...store.atomic import write_text_atomic
 from . import abstraction as ab
 from . import rules as R
 from .pruning import tier as raise_tier
-from .solve import check_params, solve_scores
+from .solve import check_params, solve_scores, unmapped
 from .store import read_subgame, subgame_name, subgame_path, write_subgame
 from .subgames import eleven_player, in_row11, row11_groups
 from .tree import outcome_points
@@ -241,7 +241,8 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                     attrs = {k: v for k, v in r.items() if k != "arrays"}
                     attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
                                  fixed_point_residual=resid, params=prm, deck=deck.name)
-                    write_subgame(grid_path(root, *s, c), r["arrays"], attrs)
+                    write_subgame(grid_path(root, *s, c),
+                                  {k: unmapped(v) for k, v in r["arrays"].items()}, attrs)
                 del out
         else:
             log(f"tier {name}: group {group} already solved")

@@ -9,8 +9,8 @@ a second pass groups the deals by pé's hand for pé's information sets.
 ``solver_bytes`` turns the counts into the memory of the in-memory solver (``kernels.cfr.solve`` on
 a ``TabularGame``), from the dtypes of the arrays it holds; ``forest_peak_bytes`` into that of the
 forest solver (``kernels.forest_cfr``: 4 bytes per node, 24 per action slot, 21 per information set,
-32 per deal, plus the previous vira class's keys, slot offsets and regrets that warm-start the
-next one: 16 per information set and 8 per slot). ``FULL_DECK_TIERS`` holds the full deck's counts
+32 per deal; while it warm-starts from the previous vira class, 16 per slot and 37 per
+information set instead). ``FULL_DECK_TIERS`` holds the full deck's counts
 (measured with ``strongsolve truco sizes``), from which the workflow sizes a tier job's memory.
 """
 
@@ -51,19 +51,26 @@ FOREST_OVERHEAD_BYTES = 768 * 2 ** 20
 
 
 def forest_peak_bytes(nodes, slots, infosets, deals):
-    """Peak bytes of a forest-solver subgame job: the forest and its accumulators
-    (``kernels.forest_cfr.forest_bytes``), the previous vira class's transfer triple (keys and slot
-    offsets int64, regrets float64) and ``FOREST_OVERHEAD_BYTES``."""
-    return fc.forest_bytes(nodes, slots, infosets, deals) + 16 * infosets + 8 * slots \
-        + FOREST_OVERHEAD_BYTES
+    """Peak bytes of a forest-solver subgame job: the larger of its two phases, plus
+    ``FOREST_OVERHEAD_BYTES``. Warm start: the forest without accumulators, the previous vira
+    class's keys, slot offsets and regrets read from the spill files (16 bytes per information set,
+    8 per slot) and the transferred regrets (8 per slot). Solve: the forest with its three
+    accumulators (``kernels.forest_cfr.forest_bytes``); the transfer's arrays are gone by then and
+    the other subgames of the group wait on disk (solve._spill)."""
+    solve = fc.forest_bytes(nodes, slots, infosets, deals)
+    warm = solve - fc.BYTES_PER_SLOT * slots + 16 * infosets + 16 * slots
+    return max(solve, warm) + FOREST_OVERHEAD_BYTES
 
 
 def forest_arithmetic(nodes, slots, infosets, deals):
     """``forest_peak_bytes`` written out term by term, e.g. for the ``sizes`` command."""
     b = forest_peak_bytes(nodes, slots, infosets, deals)
-    return (f"{fc.BYTES_PER_NODE} B x {nodes:,} nodes + {fc.BYTES_PER_SLOT + 8} B x {slots:,} slots "
-            f"+ {fc.BYTES_PER_INFOSET + 16} B x {infosets:,} infosets + {fc.BYTES_PER_DEAL} B x "
-            f"{deals:,} deals + {FOREST_OVERHEAD_BYTES // 2 ** 20} MiB = {b / 2 ** 30:.2f} GiB")
+    common = f"{fc.BYTES_PER_NODE} B x {nodes:,} nodes + {fc.BYTES_PER_DEAL} B x {deals:,} deals"
+    solve = (f"{fc.BYTES_PER_SLOT} B x {slots:,} slots + {fc.BYTES_PER_INFOSET} B x "
+             f"{infosets:,} infosets")
+    warm = f"16 B x {slots:,} slots + {fc.BYTES_PER_INFOSET + 16} B x {infosets:,} infosets"
+    return (f"{common} + max(solve: {solve}; warm start: {warm}) + "
+            f"{FOREST_OVERHEAD_BYTES // 2 ** 20} MiB = {b / 2 ** 30:.2f} GiB")
 
 
 def tier_job_mib(tier, solver="forest"):

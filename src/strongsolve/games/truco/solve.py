@@ -254,6 +254,13 @@ def _solve_chain(job):
     return [r[:4] for r in out]
 
 
+def unmapped(a):
+    """``a`` itself, or for a memory map of ``_spill`` its file read into memory: reading through
+    the map would leave its pages resident in this process (counted in its peak memory) for as
+    long as the map lives."""
+    return np.load(a.filename) if isinstance(a, np.memmap) else a
+
+
 def _spill(rec, spill_dir):
     """``_solve_one``'s tuple with its arrays (policy, slot offsets, keys, hands, regrets, strategy
     sums) written to ``spill_dir`` as .npy files (atomically) and read back as read-only memory
@@ -315,10 +322,15 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0):
     forest = build_raise_forest(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                 three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
     forest.set_utilities(table)
-    warm = own
-    if warm is None and neighbour is not None:
-        warm = (transfer_regrets(*neighbour, forest.infoset_key, forest.infoset_ptr),
+    if own is not None:
+        warm = (unmapped(own[0]), unmapped(own[1]), own[2])
+    elif neighbour is not None:
+        src = [unmapped(a) for a in neighbour]
+        warm = (transfer_regrets(*src, forest.infoset_key, forest.infoset_ptr),
                 np.zeros(forest.n_slots), 0)
+        del src  # before the solver's accumulators: the job's peak is one subgame's arrays
+    else:
+        warm = None
     res = forest_cfr.solve(forest, target_nash_conv=prm["target_nash_conv"],
                            max_iterations=prm["max_iterations"], check_every=prm["check_every"],
                            warm_start=warm, overwrite_warm_start=True)

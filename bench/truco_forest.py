@@ -8,6 +8,7 @@ compilation), after the build and at the end, the measured bytes per node beside
 bytes and the in-memory solver's 122, and the projected peak of every tier (sizes.py).
 
     nice .venv/bin/python bench/truco_forest.py --tier 1 --vira-class 0 --threads 1,2
+    nice .venv/bin/python bench/truco_forest.py --tier 1 --hands 40 --threads 1 --compare-tabular
 """
 
 import argparse
@@ -22,6 +23,8 @@ from strongsolve.games.truco import abstraction as ab
 from strongsolve.games.truco.forest import build_raise_forest
 from strongsolve.games.truco.rules import N_STRENGTHS
 from strongsolve.games.truco.sizes import FULL_DECK_TIERS, forest_peak_bytes
+from strongsolve.games.truco.tree import build_hand_tree
+from strongsolve.kernels import cfr
 from strongsolve.kernels import forest_cfr as fc
 
 TABULAR_BYTES_PER_NODE = 122  # bench/truco_memory.py --tier 1 --hands 60 (bench/RECORD.md)
@@ -38,6 +41,9 @@ def main():
     ap.add_argument("--hands", type=int, default=None, help="deals of the first N mano hands (all)")
     ap.add_argument("--iterations", type=int, default=5)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--compare-tabular", action="store_true",
+                    help="also time kernels/cfr.py's iterations and evaluation on the same tree "
+                         "(it needs about 122 bytes per node: use --hands)")
     args = ap.parse_args()
     hands, pairs, weights = ab.deal_pairs(ab.class_capacities(args.vira_class))
     hands = np.array(hands)
@@ -74,6 +80,26 @@ def main():
                         evaluation_seconds=round(t2 - t1, 3), evaluation_cpu_seconds=round(c2 - c1, 3),
                         nash_conv=ev["nash_conv"])
     end = peak_mib()
+    tabular = None
+    if args.compare_tabular:
+        numba.set_num_threads(1)
+        tree = build_hand_tree(np.arange(N_STRENGTHS), hands, pairs[keep], weights[keep],
+                               raises=True, raise_caps=caps)
+        tree.set_utilities(table)
+        g = tree.game
+        player = np.full(g.n_infosets, -1, np.int8)
+        dec = g.node_type == cfr.DECISION
+        player[g.node_infoset[dec]] = g.node_player[dec]
+        regret, strat_sum = np.zeros(m), np.zeros(m)
+        c0 = time.process_time()
+        cfr._dcfr_iterations(g.node_type, g.node_player, g.node_infoset, g.child_ptr, g.child,
+                             g.child_prob, g.utility, g.infoset_ptr, player, regret, strat_sum, 0,
+                             args.iterations, 1.5, 0.0, 2.0)
+        c1 = time.process_time()
+        ev_t = cfr.evaluate(g, cfr.average_strategy(g, strat_sum))
+        c2 = time.process_time()
+        tabular = dict(cpu_seconds_per_iteration=round((c1 - c0) / args.iterations, 3),
+                       evaluation_cpu_seconds=round(c2 - c1, 3), nash_conv=ev_t["nash_conv"])
     arrays = forest.nbytes() + 3 * 8 * m
     n = forest.n_nodes
     print(json.dumps(dict(
@@ -85,7 +111,7 @@ def main():
         peak_mib_at_end=round(end, 1), array_bytes_per_node=round(arrays / n, 2),
         measured_bytes_per_node=round((end - base) * 2 ** 20 / n, 2),
         tabular_bytes_per_node=TABULAR_BYTES_PER_NODE,
-        largest_hand_nodes=int(forest.hand_nodes.max()),
+        largest_hand_nodes=int(forest.hand_nodes.max()), tabular_same_tree=tabular,
         projected_peak_gib={f"t{t}": round(forest_peak_bytes(nn, s, i, d) / 2 ** 30, 2)
                             for t, (nn, i, s, d) in FULL_DECK_TIERS.items()})))
 

@@ -6,10 +6,11 @@ on an outcome code. ``kernels.cfr`` holds it as a general ``TabularGame`` (about
 at its peak); this module keeps only what the game needs:
 
 - per node, one int32 ``node_code``: at a decision node its information set plus ``PLAYER_BIT``
-  (2**30) if player 1 acts (so the player costs no memory access), ``-1 - outcome`` at a terminal. Each deal's nodes are stored in the builder's breadth-first
-  order (its root first), so the children of the decision nodes follow one another: the first
-  child of a node is one past the children of the nodes before it, counted while walking, and a
-  node's child count is its information set's action count. No child pointer, depth or player.
+  (2**30) if player 1 acts (so the player costs no memory access), ``-1 - outcome`` at a
+  terminal. Each deal's nodes are stored in the builder's breadth-first order (its root first),
+  so the children of the decision nodes follow one another: the first child of a node is one
+  past the children of the nodes before it, counted while walking, and a node's child count is
+  its information set's action count. No child pointer, depth or player array.
 - per information set: key int64, ``infoset_ptr`` int64, depth uint8, and the offset of its first
   slot among its player's hand's slots int32 (for the update and the best response): 21 bytes.
 - per action slot: regret, strategy sum and current strategy, float64 each: 24 bytes.
@@ -43,10 +44,10 @@ import numpy as np
 from .cfr import CFRResult
 from .options import njit, njit_parallel
 
-BYTES_PER_NODE = 4
-BYTES_PER_INFOSET = 8 + 8 + 1 + 4
 PLAYER_BIT = 1 << 30  # node_code of a decision node of player 1: information set + PLAYER_BIT
 ID_MASK = PLAYER_BIT - 1
+BYTES_PER_NODE = 4
+BYTES_PER_INFOSET = 8 + 8 + 1 + 4
 BYTES_PER_SLOT = 3 * 8
 BYTES_PER_DEAL = 8 + 8 + 2 * 4 + 2 * 4
 SCRATCH_BYTES_PER_HAND_NODE = 8 + 8 + 4 + 4 + 4  # best response: reach, value, first child, code, order

@@ -53,7 +53,11 @@ def main():
     small = pairs[:, 0] < 1  # compile every kernel first, so that the peaks below are the workload's
     f = build_raise_forest(np.arange(N_STRENGTHS), hands, pairs[small], weights[small], raise_caps=caps)
     f.set_utilities(table)
-    fc.solve(f, max_iterations=1, check_every=1)
+    fc.solve(f, max_iterations=1, check_every=1)  # the serial kernels
+    small_limit, fc.PARALLEL_MIN_NODES = fc.PARALLEL_MIN_NODES, 0
+    numba.set_num_threads(2)
+    fc.solve(f, max_iterations=1, check_every=1)  # and the parallel ones
+    fc.PARALLEL_MIN_NODES = small_limit
     base = peak_mib()
     t0, c0 = time.perf_counter(), time.process_time()
     forest = build_raise_forest(np.arange(N_STRENGTHS), hands, pairs[keep], weights[keep],

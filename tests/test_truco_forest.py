@@ -140,7 +140,7 @@ def test_parallel_kernels_equal_the_tabular_solver(monkeypatch):
         numba.set_num_threads(before)
 
 
-def test_transfer_regrets_by_key():
+def test_transfer_regrets_merge_join_on_sorted_keys():
     src_key = np.array([3, 8, 10, 15])
     src_ptr = np.array([0, 2, 5, 7, 9])
     src_regret = np.arange(9.0) + 1

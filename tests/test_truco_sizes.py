@@ -40,7 +40,7 @@ def test_cli_sizes(capsys):
 
 
 def test_cli_sizes_projects_the_forest_solver(capsys):
-    from strongsolve.games.truco.sizes import FULL_DECK_TIERS, tier_job_mib
+    from strongsolve.games.truco.sizes import FULL_DECK_TIERS, tier_job_mb
 
     assert cli.main(["truco", "sizes", "--tiers", "1", "--classes", "5", "--hands-limit", "2",
                      "--json"]) == 0
@@ -57,7 +57,7 @@ def test_cli_sizes_projects_the_forest_solver(capsys):
     out = capsys.readouterr().out
     assert f"forest peak = 4 B x {row['nodes']:,} nodes + 32 B x {row['deals']:,} deals" in out
     nodes, infosets, slots, deals = FULL_DECK_TIERS[4]
-    assert tier_job_mib("t4") == int(peak(nodes, slots, infosets, deals) * 1.1 / 2 ** 20) + 1
+    assert tier_job_mb("t4") == int(peak(nodes, slots, infosets, deals) * 1.1 / 10 ** 6) + 1
     assert peak(nodes, slots, infosets, deals) < 12 * 2 ** 30
     with pytest.raises(ValueError, match="bad tier 't5'"):
-        tier_job_mib("t5")
+        tier_job_mb("t5")

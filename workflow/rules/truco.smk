@@ -15,7 +15,7 @@ import json
 
 from strongsolve.games.truco.grid import (TIERS, TIER_LOWEST_MIN, deck_from_config, deck_root, tier_csv,
                                           tier_inputs)
-from strongsolve.games.truco.sizes import tier_job_mib
+from strongsolve.games.truco.sizes import tier_job_mb
 from strongsolve.games.truco.subgames import group_dependencies
 
 TRUCO = config["truco"]
@@ -118,7 +118,7 @@ rule truco_grid_tier:
         # the full deck: the forest solver's projected peak for the tier (games/truco/sizes.py);
         # a small deck: truco.mem_mb
         mem_mb=lambda wildcards: TRUCO["workers"] * (
-            tier_job_mib(wildcards.tier, TRUCO["solver"]) if TRUCO_DECK.name == "full"
+            tier_job_mb(wildcards.tier, TRUCO["solver"]) if TRUCO_DECK.name == "full"
             and wildcards.tier != "row11" else TRUCO["mem_mb"]),
     params:
         solver=TRUCO_PARAMS,

@@ -73,9 +73,10 @@ def forest_arithmetic(nodes, slots, infosets, deals):
             f"{FOREST_OVERHEAD_BYTES // 2 ** 20} MiB = {b / 2 ** 30:.2f} GiB")
 
 
-def tier_job_mib(tier, solver="forest"):
-    """MiB a full-deck grid job of ``tier`` ("t1".."t4" or 1..4) needs with ``solver`` ("forest" or
-    "tabular"), from ``FULL_DECK_TIERS`` with a 10% margin (ValueError on a bad tier or solver)."""
+def tier_job_mb(tier, solver="forest"):
+    """Megabytes (10**6 bytes, Snakemake's ``mem_mb``) a full-deck grid job of ``tier`` ("t1".."t4"
+    or 1..4) needs with ``solver`` ("forest" or "tabular"), from ``FULL_DECK_TIERS`` with a 10%
+    margin (ValueError on a bad tier or solver)."""
     t = int(str(tier).lstrip("t")) if str(tier).lstrip("t").isdigit() else None
     if t not in FULL_DECK_TIERS:
         raise ValueError(f"bad tier {tier!r}: allowed t1, t2, t3, t4")
@@ -86,7 +87,7 @@ def tier_job_mib(tier, solver="forest"):
         b = solver_bytes(nodes, slots, infosets)
     else:
         raise ValueError(f"bad solver {solver!r}: allowed forest, tabular")
-    return int(b * 1.1 / 2 ** 20) + 1
+    return int(b * 1.1 / 10 ** 6) + 1
 
 
 def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands_limit=None):

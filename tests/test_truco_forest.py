@@ -102,6 +102,11 @@ def test_forest_solve_on_a_slice_of_the_full_deck():
     a = cfr.solve(tree.game, target_nash_conv=1e-14, max_iterations=4, check_every=2)
     b = fc.solve(forest, target_nash_conv=1e-14, max_iterations=4, check_every=2)
     _assert_same(a, b)
+    warm = (a.regret, a.strat_sum, a.iterations)
+    _assert_same(cfr.solve(tree.game, target_nash_conv=1e-14, max_iterations=2, check_every=2,
+                           warm_start=warm),
+                 fc.solve(forest, target_nash_conv=1e-14, max_iterations=2, check_every=2,
+                          warm_start=warm))
     counted = raise_tree_sizes(ab.class_capacities(0), (1, 1), hands_limit=3)
     assert (forest.n_nodes, forest.n_infosets, forest.n_slots) == (
         counted["nodes"], counted["infosets"], counted["action_slots"])

@@ -37,3 +37,27 @@ def test_cli_sizes(capsys):
     assert row["solver_bytes"] == solver_bytes(want["nodes"], want["action_slots"], want["infosets"])
     assert cli.main(["truco", "sizes", "--tiers", "5"]) == 2
     assert "bad --tiers '5'" in capsys.readouterr().err
+
+
+def test_cli_sizes_projects_the_forest_solver(capsys):
+    from strongsolve.games.truco.sizes import FULL_DECK_TIERS, tier_job_mb
+
+    assert cli.main(["truco", "sizes", "--tiers", "1", "--classes", "5", "--hands-limit", "2",
+                     "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    # 4 B per node, 32 per deal, 768 MiB of interpreter and scratch, and the larger of the solve
+    # (24 B per slot, 21 per information set) and the warm start (the previous class's regrets,
+    # keys and slot offsets and the new regrets: 16 B per slot, 37 per information set)
+    def peak(nodes, slots, infosets, deals):
+        return (4 * nodes + 32 * deals + max(24 * slots + 21 * infosets, 16 * slots + 37 * infosets)
+                + 768 * 2 ** 20)
+
+    assert row["forest_bytes"] == peak(row["nodes"], row["action_slots"], row["infosets"], row["deals"])
+    assert cli.main(["truco", "sizes", "--tiers", "1", "--classes", "5", "--hands-limit", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"forest peak = 4 B x {row['nodes']:,} nodes + 32 B x {row['deals']:,} deals" in out
+    nodes, infosets, slots, deals = FULL_DECK_TIERS[4]
+    assert tier_job_mb("t4") == int(peak(nodes, slots, infosets, deals) * 1.1 / 10 ** 6) + 1
+    assert peak(nodes, slots, infosets, deals) < 12 * 2 ** 30
+    with pytest.raises(ValueError, match="bad tier 't5'"):
+        tier_job_mb("t5")

@@ -15,6 +15,7 @@ import json
 
 from strongsolve.games.truco.grid import (TIERS, TIER_LOWEST_MIN, deck_from_config, deck_root, tier_csv,
                                           tier_inputs)
+from strongsolve.games.truco.sizes import tier_job_mb
 from strongsolve.games.truco.subgames import group_dependencies
 
 TRUCO = config["truco"]
@@ -22,8 +23,9 @@ TRUCO_DIR = f"{RESULTS}/truco"
 TRUCO_PARAMS = json.dumps({k: TRUCO[k] for k in ("target_nash_conv", "max_iterations", "check_every",
                                                  "fixed_point_tol", "max_fixed_point_rounds",
                                                  "three_ties", "eleven_eleven", "workers", "prune")})
-# a region of the grid may carry its own precision (truco.scores), applied to its tier jobs only
-TRUCO_GRID_PARAMS = json.dumps({**json.loads(TRUCO_PARAMS),
+# the grid's tier jobs add what only raise trees use (the solver) and the region's own precision
+# (truco.scores), so the 11 row already solved is not re-solved when either changes
+TRUCO_GRID_PARAMS = json.dumps({**json.loads(TRUCO_PARAMS), "solver": TRUCO["solver"],
                                 **{k: v for k, v in (TRUCO["scores"] or {}).items()
                                    if k in ("target_nash_conv", "max_iterations")}})
 TRUCO_GROUPS = [str(x) for x in range(11, -1, -1)]
@@ -115,18 +117,25 @@ rule truco_grid_tier:
     wildcard_constraints:
         tier="row11|t1|t2|t3|t4",
         lo=r"\d+",
-    threads: TRUCO["workers"]
+    # each worker process runs the forest CFR on `truco.threads` numba threads: NUMBA_NUM_THREADS is
+    # the job's threads (which Snakemake may lower to --cores) shared by the workers
+    threads: TRUCO["workers"] * TRUCO["threads"]
     resources:
-        mem_mb=TRUCO["mem_mb"] * TRUCO["workers"],
+        # the full deck: the forest solver's projected peak for the tier (games/truco/sizes.py);
+        # a small deck: truco.mem_mb
+        mem_mb=lambda wildcards: TRUCO["workers"] * (
+            tier_job_mb(wildcards.tier, TRUCO["solver"]) if TRUCO_DECK.name == "full"
+            and wildcards.tier != "row11" else TRUCO["mem_mb"]),
     params:
         solver=TRUCO_GRID_PARAMS,
         deck=TRUCO_DECK_JSON,
         # the results directory: <results>/truco/grid/<tier>.csv, or <results>/truco_<deck>/truco/grid/..
         results=lambda wildcards, output: Path(output[0]).parents[2 if TRUCO_DECK.name == "full" else 3],
+        numba_threads=lambda wildcards, threads: max(1, threads // TRUCO["workers"]),
     conda:
         "../envs/strongsolve.yaml"
     shell:
-        logged("python -m strongsolve.games.truco.grid tier --tier {wildcards.tier} "
+        logged("env NUMBA_NUM_THREADS={params.numba_threads} python -m strongsolve.games.truco.grid tier --tier {wildcards.tier} "
                "--min-score {wildcards.lo} --results {params.results} --deck '{params.deck}' "
                "--params '{params.solver}' --out {output}")
 

@@ -330,12 +330,12 @@ def _int_list(text, name, lo, hi):
 
 
 def _sizes(args):
-    from ..games.truco.sizes import tier_sizes
+    from ..games.truco.sizes import forest_arithmetic, tier_sizes
 
     tiers = _int_list(args.tiers, "--tiers", 1, 4)
     classes = _int_list(args.classes, "--classes", 0, 8)
     if not args.json:
-        cols = "tier class deals nodes decision_nodes infosets action_slots solver_GiB"
+        cols = "tier class deals nodes decision_nodes infosets action_slots tabular_GiB forest_GiB"
         print(("full deck" if args.hands_limit is None else
                f"deals of the first {args.hands_limit} mano hands") + ", symmetric pruning")
         print(" ".join(f"{c:>14}" for c in cols.split()))
@@ -345,9 +345,14 @@ def _sizes(args):
             print(json.dumps(row), flush=True)
             return
         gib = row.get("solver_bytes", float("nan")) / 2 ** 30
+        forest = row.get("forest_bytes", float("nan")) / 2 ** 30
         print(" ".join(f"{v:>14}" for v in (row["tier"], row["vira_class"], row["deals"], row["nodes"],
                                              row["decision_nodes"], row.get("infosets", "-"),
-                                             row.get("action_slots", "-"), f"{gib:.2f}")), flush=True)
+                                             row.get("action_slots", "-"), f"{gib:.2f}",
+                                             f"{forest:.2f}")), flush=True)
+        if "forest_bytes" in row:
+            print("    forest peak = " + forest_arithmetic(row["nodes"], row["action_slots"],
+                                                          row["infosets"], row["deals"]), flush=True)
 
     tier_sizes(classes, tiers, infosets=not args.no_infosets, log=show, hands_limit=args.hands_limit)
     return 0

@@ -24,6 +24,7 @@ Run as ``python -m strongsolve.games.truco.grid tier --tier t1 ...`` (one Snakem
 import argparse
 import json
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +34,7 @@ from ...store.atomic import write_text_atomic
 from . import abstraction as ab
 from . import rules as R
 from .pruning import tier as raise_tier
-from .solve import check_params, solve_scores
+from .solve import check_params, solve_scores, unmapped
 from .store import read_subgame, subgame_name, subgame_path, write_subgame
 from .subgames import eleven_player, in_row11, row11_groups
 from .tree import outcome_points
@@ -229,13 +230,20 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
             W = {t: continuation_value(root, *t, deck, results)
                  for s in group for t in successors(*s) if t not in group}
             label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
-            out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label)
-            for s, c in missing:  # each subgame renamed into place on its own
-                r = out[(s, c)]
-                attrs = {k: v for k, v in r.items() if k != "arrays"}
-                attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
-                             fixed_point_residual=resid, params=prm, deck=deck.name)
-                write_subgame(grid_path(root, *s, c), r["arrays"], attrs)
+            spill_root = Path(root).joinpath(*GRID)
+            spill_root.mkdir(parents=True, exist_ok=True)
+            # the group's arrays wait on disk between fixed-point rounds (solve._spill)
+            with tempfile.TemporaryDirectory(prefix=".spill-", dir=spill_root) as spill:
+                out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
+                                          spill_dir=spill)
+                for s, c in missing:  # each subgame renamed into place on its own
+                    r = out[(s, c)]
+                    attrs = {k: v for k, v in r.items() if k != "arrays"}
+                    attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
+                                 fixed_point_residual=resid, params=prm, deck=deck.name)
+                    write_subgame(grid_path(root, *s, c),
+                                  {k: unmapped(v) for k, v in r["arrays"].items()}, attrs)
+                del out
         else:
             log(f"tier {name}: group {group} already solved")
         for s in group:

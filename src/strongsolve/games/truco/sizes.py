@@ -6,13 +6,18 @@ together (``tree._build_raises``), counted, and dropped. Mano's information sets
 history) only occur in the deals of that hand, so unique keys within the group count them exactly;
 a second pass groups the deals by pé's hand for pé's information sets.
 
-``solver_bytes`` turns the counts into the memory of the current in-memory solver
-(``kernels.cfr.solve`` on a ``TabularGame``), from the dtypes of the arrays it holds.
+``solver_bytes`` turns the counts into the memory of the in-memory solver (``kernels.cfr.solve`` on
+a ``TabularGame``), from the dtypes of the arrays it holds; ``forest_peak_bytes`` into that of the
+forest solver (``kernels.forest_cfr``: 4 bytes per node, 24 per action slot, 21 per information set,
+32 per deal; while it warm-starts from the previous vira class, 16 per slot and 37 per
+information set instead). ``FULL_DECK_TIERS`` holds the full deck's counts
+(measured with ``strongsolve truco sizes``), from which the workflow sizes a tier job's memory.
 """
 
 import numpy as np
 
 from ...kernels.cfr import DECISION, TERMINAL
+from ...kernels import forest_cfr as fc
 from . import abstraction as ab
 from .rules import N_STRENGTHS
 from .tree import _build_raises
@@ -32,6 +37,57 @@ def solver_bytes(nodes, slots, infosets):
     """Bytes of the in-memory CFR solver for a tree of these counts (arrays only, no builder)."""
     return nodes * (BYTES_PER_NODE + BYTES_PER_EDGE) + slots * BYTES_PER_SLOT \
         + infosets * BYTES_PER_INFOSET
+
+
+# Full deck, vira class 0, symmetric pruning (``strongsolve truco sizes``, 2026-12-01; the nine
+# classes gave the same counts for t1): nodes (root included), information sets, action slots, deals
+FULL_DECK_TIERS = {1: (50_079_167, 2_767_309, 5_702_400, 140_118),
+                   2: (154_629_209, 11_494_361, 23_767_656, 140_118),
+                   3: (391_286_567, 33_393_136, 70_687_026, 140_118),
+                   4: (895_521_171, 84_085_760, 180_543_104, 140_118)}
+# the interpreter, numpy, numba and the compiled kernels, threads' scratch and builder chunks
+# (measured: bench/truco_forest.py, peak RSS minus the arrays on the t1 subgame)
+FOREST_OVERHEAD_BYTES = 768 * 2 ** 20
+
+
+def forest_peak_bytes(nodes, slots, infosets, deals):
+    """Peak bytes of a forest-solver subgame job: the larger of its two phases, plus
+    ``FOREST_OVERHEAD_BYTES``. Warm start: the forest without accumulators, the previous vira
+    class's keys, slot offsets and regrets read from the spill files (16 bytes per information set,
+    8 per slot) and the transferred regrets (8 per slot). Solve: the forest with its three
+    accumulators (``kernels.forest_cfr.forest_bytes``); the transfer's arrays are gone by then and
+    the other subgames of the group wait on disk (solve._spill)."""
+    solve = fc.forest_bytes(nodes, slots, infosets, deals)
+    warm = solve - fc.BYTES_PER_SLOT * slots + 16 * infosets + 16 * slots
+    return max(solve, warm) + FOREST_OVERHEAD_BYTES
+
+
+def forest_arithmetic(nodes, slots, infosets, deals):
+    """``forest_peak_bytes`` written out term by term, e.g. for the ``sizes`` command."""
+    b = forest_peak_bytes(nodes, slots, infosets, deals)
+    common = f"{fc.BYTES_PER_NODE} B x {nodes:,} nodes + {fc.BYTES_PER_DEAL} B x {deals:,} deals"
+    solve = (f"{fc.BYTES_PER_SLOT} B x {slots:,} slots + {fc.BYTES_PER_INFOSET} B x "
+             f"{infosets:,} infosets")
+    warm = f"16 B x {slots:,} slots + {fc.BYTES_PER_INFOSET + 16} B x {infosets:,} infosets"
+    return (f"{common} + max(solve: {solve}; warm start: {warm}) + "
+            f"{FOREST_OVERHEAD_BYTES // 2 ** 20} MiB = {b / 2 ** 30:.2f} GiB")
+
+
+def tier_job_mb(tier, solver="forest"):
+    """Megabytes (10**6 bytes, Snakemake's ``mem_mb``) a full-deck grid job of ``tier`` ("t1".."t4"
+    or 1..4) needs with ``solver`` ("forest" or "tabular"), from ``FULL_DECK_TIERS`` with a 10%
+    margin (ValueError on a bad tier or solver)."""
+    t = int(str(tier).lstrip("t")) if str(tier).lstrip("t").isdigit() else None
+    if t not in FULL_DECK_TIERS:
+        raise ValueError(f"bad tier {tier!r}: allowed t1, t2, t3, t4")
+    nodes, infosets, slots, deals = FULL_DECK_TIERS[t]
+    if solver == "forest":
+        b = forest_peak_bytes(nodes, slots, infosets, deals)
+    elif solver == "tabular":
+        b = solver_bytes(nodes, slots, infosets)
+    else:
+        raise ValueError(f"bad solver {solver!r}: allowed forest, tabular")
+    return int(b * 1.1 / 10 ** 6) + 1
 
 
 def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands_limit=None):
@@ -89,7 +145,8 @@ def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands
 def tier_sizes(classes=range(ab.N_VIRA_CLASSES), tiers=(1, 2, 3, 4), infosets=True, log=None,
                hands_limit=None):
     """One row per (tier, vira class): the counts of ``raise_tree_sizes`` with both caps at the
-    tier (the symmetric rule of pruning.py) and the bytes of the in-memory solver."""
+    tier (the symmetric rule of pruning.py), the bytes of the in-memory solver (``solver_bytes``)
+    and the peak bytes of the forest solver (``forest_peak_bytes``)."""
     rows = []
     for t in tiers:
         for c in classes:
@@ -98,6 +155,8 @@ def tier_sizes(classes=range(ab.N_VIRA_CLASSES), tiers=(1, 2, 3, 4), infosets=Tr
             row = dict(tier=t, vira_class=c, **r)
             if infosets:
                 row["solver_bytes"] = solver_bytes(r["nodes"], r["action_slots"], r["infosets"])
+                row["forest_bytes"] = forest_peak_bytes(r["nodes"], r["action_slots"],
+                                                        r["infosets"], r["deals"])
             rows.append(row)
             if log:
                 log(row)

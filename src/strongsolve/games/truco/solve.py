@@ -20,7 +20,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ...kernels import forest_cfr
 from ...kernels.cfr import reach_probabilities, solve
+from ...kernels.options import njit
 from ...store.atomic import write_text_atomic
 from . import abstraction as ab
 from .rules import N_STRENGTHS
@@ -28,12 +30,16 @@ from .store import GRID_DIR, group_dir, list_solved, read_subgame, subgame_name,
 from .pruning import PRUNE_MODES, player_prune_is_lossless, raise_caps
 from .subgames import (eleven_player, group_dependencies, in_row11, raise_utility_table,
                        row11_groups, utility_table)
+from .forest import build_raise_forest
 from .tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
                 max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1,
-                prune="min")
+                prune="min", solver="forest")
 ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in random order
+# CFR of the raise subgames: kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the
+# TabularGame of kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter
+SOLVERS = ("forest", "tabular")
 
 
 def group_scores(x):
@@ -115,6 +121,8 @@ def check_params(params):
         raise ValueError(f"bad eleven_eleven {prm['eleven_eleven']!r}: allowed {ELEVEN_ELEVEN}")
     if prm["prune"] not in PRUNE_MODES:
         raise ValueError(f"bad prune {prm['prune']!r}: allowed {PRUNE_MODES}")
+    if prm["solver"] not in SOLVERS:
+        raise ValueError(f"bad solver {prm['solver']!r}: allowed {SOLVERS}")
     return prm
 
 
@@ -124,7 +132,7 @@ def hand_utility_table(a, b, W):
     return utility_table(a, b, W) if in_row11(a, b) else raise_utility_table(a, b, W)
 
 
-def solve_scores(scores, W, decks, probs, prm, log, label):
+def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
     """Solve scores that depend on each other (through three tied tricks) for every deck class.
 
     Parameters
@@ -145,6 +153,9 @@ def solve_scores(scores, W, decks, probs, prm, log, label):
         One line per subgame solve and per fixed-point round.
     label : str
         Names the group in the log lines and errors.
+    spill_dir : path or None
+        A directory for the solved subgames' arrays between fixed-point rounds (``_spill``); None
+        keeps them in memory.
 
     Returns
     -------
@@ -169,7 +180,7 @@ def solve_scores(scores, W, decks, probs, prm, log, label):
             # one chain per score: its classes in turn, each warm-started from the last round's
             # accumulators or, in the first round, from the previous class's regrets
             jobs = [(s, decks, hand_utility_table(*s, W), prm, {c: accum.get((s, c)) for c in decks},
-                     rnd == 0) for s in scores]
+                     rnd == 0, spill_dir) for s in scores]
             done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
             for chain in done:
                 for s, c, r, acc in chain:
@@ -209,27 +220,65 @@ def solve_scores(scores, W, decks, probs, prm, log, label):
 def transfer_regrets(src_key, src_ptr, src_regret, dst_key, dst_ptr):
     """Regrets of a solved tree carried to another tree by information-set key (zeros where the key
     is new). A key fixes the hand and the public history, hence the actions, so slot ranges match.
-    The issue's advice, measured here: another vira class of the same score transfers well (about
-    10 DCFR iterations instead of 50 to NashConv 1e-4 on the full deck)."""
+    Both key arrays are sorted (``np.unique`` order); a merge of the two needs no memory beyond the
+    result (float64[dst_ptr[-1]]). The issue's advice, measured here: another vira class of the same
+    score transfers well (about 10 DCFR iterations instead of 50 to NashConv 1e-4 on the full deck)."""
     out = np.zeros(int(dst_ptr[-1]))
-    j = np.searchsorted(src_key, dst_key)
-    j[j >= len(src_key)] = 0
-    hit = np.flatnonzero(src_key[j] == dst_key)
-    n = (dst_ptr[hit + 1] - dst_ptr[hit]).astype(np.int64)
-    offs = np.arange(int(n.sum())) - np.repeat(np.cumsum(n) - n, n)
-    out[np.repeat(dst_ptr[hit], n) + offs] = src_regret[np.repeat(src_ptr[j[hit]], n) + offs]
+    _transfer(np.asarray(src_key, np.int64), np.asarray(src_ptr, np.int64),
+              np.asarray(src_regret, np.float64), np.asarray(dst_key, np.int64),
+              np.asarray(dst_ptr, np.int64), out)
     return out
+
+
+@njit
+def _transfer(src_key, src_ptr, src_regret, dst_key, dst_ptr, out):
+    j = 0
+    for i in range(dst_key.shape[0]):
+        while j < src_key.shape[0] and src_key[j] < dst_key[i]:
+            j += 1
+        if j < src_key.shape[0] and src_key[j] == dst_key[i]:
+            for a in range(dst_ptr[i + 1] - dst_ptr[i]):
+                out[dst_ptr[i] + a] = src_regret[src_ptr[j] + a]
 
 
 def _solve_chain(job):
     """Solve one score's subgames for every vira class in turn (a worker process runs a chain)."""
-    s, decks, table, prm, warm, validate = job
+    s, decks, table, prm, warm, validate, spill_dir = job
     out, prev = [], None
     for c in sorted(decks):
         rec = _solve_one(s, c, decks[c], table, prm, warm.get(c), prev, validate)
+        if spill_dir is not None:
+            rec = _spill(rec, spill_dir)
         out.append(rec)
         prev = rec[4]
     return [r[:4] for r in out]
+
+
+def unmapped(a):
+    """``a`` itself, or for a memory map of ``_spill`` its file read into memory: reading through
+    the map would leave its pages resident in this process (counted in its peak memory) for as
+    long as the map lives."""
+    return np.load(a.filename) if isinstance(a, np.memmap) else a
+
+
+def _spill(rec, spill_dir):
+    """``_solve_one``'s tuple with its arrays (policy, slot offsets, keys, hands, regrets, strategy
+    sums) written to ``spill_dir`` as .npy files (atomically) and read back as read-only memory
+    maps: a tier job holds every subgame of a group until the group's fixed point, 24 bytes per slot
+    and 16 per information set each, which would not fit in memory for the large tiers."""
+    s, c, record, (regret, strat_sum, iters), _ = rec
+    arrays = dict(record["arrays"], regret=regret, strat_sum=strat_sum)
+    maps = {}
+    for name, arr in arrays.items():
+        path = Path(spill_dir) / f"s{s[0]}-{s[1]}_v{c}_{name}.npy"
+        tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+        with open(tmp, "wb") as fh:
+            np.save(fh, np.ascontiguousarray(arr))
+        os.replace(tmp, path)
+        maps[name] = np.load(path, mmap_mode="r")
+    record = dict(record, arrays={k: maps[k] for k in record["arrays"]})
+    return (s, c, record, (maps["regret"], maps["strat_sum"], iters),
+            (maps["infoset_key"], maps["infoset_ptr"], maps["regret"]))
 
 
 def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
@@ -248,6 +297,8 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
         prune = prm["prune"]
         if prune == "player" and not player_prune_is_lossless(table, *s):
             prune = "min"
+        if prm["solver"] == "forest":
+            return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
                                raise_caps=raise_caps(*s, prune))
@@ -260,16 +311,47 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
                 max_iterations=prm["max_iterations"], check_every=prm["check_every"],
                 warm_start=warm, validate=validate)
     reach = reach_probabilities(tree.game, res.strategy)
+    return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
+                   float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
+                   tree.infoset_key, tree.hands, t0, c0)
+
+
+def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0):
+    """``_solve_one`` for a raise subgame with kernels/forest_cfr.py (never the whole tree)."""
+    hands, pairs, weights = deck
+    forest = build_raise_forest(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                                three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
+    forest.set_utilities(table)
+    if own is not None:
+        warm = (unmapped(own[0]), unmapped(own[1]), own[2])
+    elif neighbour is not None:
+        src = [unmapped(a) for a in neighbour]
+        warm = (transfer_regrets(*src, forest.infoset_key, forest.infoset_ptr),
+                np.zeros(forest.n_slots), 0)
+        del src  # before the solver's accumulators: the job's peak is one subgame's arrays
+    else:
+        warm = None
+    res = forest_cfr.solve(forest, target_nash_conv=prm["target_nash_conv"],
+                           max_iterations=prm["max_iterations"], check_every=prm["check_every"],
+                           warm_start=warm, overwrite_warm_start=True)
+    return _record(s, c, table, prune, forest.raise_caps, forest.n_nodes, forest.n_infosets,
+                   float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
+                   forest.infoset_key, forest.hands, t0, c0)
+
+
+def _record(s, c, table, prune, caps, n_nodes, n_infosets, p_nobody, res, infoset_ptr,
+            infoset_key, hands, t0, c0):
+    """The tuple ``_solve_one`` returns (its docstring)."""
     record = dict(value=res.value, nash_conv=res.nash_conv, exploitability=res.exploitability,
                   iterations=res.iterations, seconds=time.perf_counter() - t0,
                   cpu_seconds=time.process_time() - c0, utility=table.tolist(),
-                  n_nodes=tree.game.n_nodes, p_nobody=float(reach[tree.outcome == NOBODY].sum()),
-                  n_infosets=tree.game.n_infosets, prune=prune, raise_caps=list(tree.raise_caps),
+                  n_nodes=n_nodes, p_nobody=p_nobody, n_infosets=n_infosets, prune=prune,
+                  raise_caps=list(caps),
                   max_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  arrays=dict(policy=res.strategy, infoset_ptr=tree.game.infoset_ptr,
-                              infoset_key=tree.infoset_key, hands=tree.hands))
+                  arrays=dict(policy=res.strategy, infoset_ptr=infoset_ptr, infoset_key=infoset_key,
+                              hands=hands))
     return (s, c, record, (res.regret, res.strat_sum, res.iterations),
-            (tree.infoset_key, tree.game.infoset_ptr, res.regret))
+            (infoset_key, infoset_ptr, res.regret))
 
 
 def play_probabilities(path):

@@ -353,7 +353,7 @@ class CFRResult:
 
 
 def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, alpha=1.5, beta=0.0,
-          gamma=2.0, warm_start=None, validate=True):
+          gamma=2.0, warm_start=None, validate=True, progress=None):
     """Run discounted CFR until the average strategy's NashConv is at most ``target_nash_conv``.
 
     Parameters
@@ -369,6 +369,9 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
     warm_start : tuple (regret, strat_sum, iterations) or None
         Accumulators of an earlier solve of a game with the same information sets and actions
         (e.g. the same tree with other terminal utilities); the iteration count continues from it.
+    progress : callable or None
+        Called after every check as ``progress(iterations, nash_conv, seconds)`` (iterations
+        including a warm start's, wall seconds of this call), e.g. to show a long solve's progress.
 
     Returns
     -------
@@ -406,6 +409,8 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
         iters += k
         strategy = average_strategy(g, strat_sum)
         ev = evaluate(g, strategy)
+        if progress is not None:
+            progress(done + iters, ev["nash_conv"], time.perf_counter() - start)
         if ev["nash_conv"] <= target_nash_conv or iters >= max_iterations:
             break
     return CFRResult(strategy, regret, strat_sum, ev["value"], ev["nash_conv"], ev["exploitability"],

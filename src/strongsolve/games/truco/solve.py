@@ -281,6 +281,19 @@ def _spill(rec, spill_dir):
             (maps["infoset_key"], maps["infoset_ptr"], maps["regret"]))
 
 
+def _progress_line(s, c, every=60.0):
+    """A ``progress`` callback for the CFR solvers that prints a subgame's iterations and NashConv
+    to stderr at most once per ``every`` seconds (a full-deck raise subgame runs for minutes)."""
+    last = [0.0]
+
+    def progress(iterations, nash_conv, seconds):
+        if seconds - last[0] >= every:
+            last[0] = seconds
+            print(f"  score {s[0]}-{s[1]} class {c}: iteration {iterations}, nash_conv "
+                  f"{nash_conv:.2e} after {seconds:.0f} s", file=sys.stderr, flush=True)
+    return progress
+
+
 def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
     """Solve subgame (score, class), warm-started from ``own`` (regret, strat_sum, iterations) of
     an earlier round, else from ``neighbour`` (infoset_key, infoset_ptr, regret) of another class.
@@ -309,7 +322,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
                 np.zeros(int(tree.game.infoset_ptr[-1])), 0)
     res = solve(tree.game, target_nash_conv=prm["target_nash_conv"],
                 max_iterations=prm["max_iterations"], check_every=prm["check_every"],
-                warm_start=warm, validate=validate)
+                warm_start=warm, validate=validate, progress=_progress_line(s, c))
     reach = reach_probabilities(tree.game, res.strategy)
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
@@ -333,7 +346,8 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0):
         warm = None
     res = forest_cfr.solve(forest, target_nash_conv=prm["target_nash_conv"],
                            max_iterations=prm["max_iterations"], check_every=prm["check_every"],
-                           warm_start=warm, overwrite_warm_start=True)
+                           warm_start=warm, overwrite_warm_start=True,
+                           progress=_progress_line(s, c))
     return _record(s, c, table, prune, forest.raise_caps, forest.n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
                    forest.infoset_key, forest.hands, t0, c0)

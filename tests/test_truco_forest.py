@@ -171,12 +171,12 @@ def test_grid_driver_gives_the_same_record_with_either_solver():
         assert np.array_equal(f["arrays"][k], t["arrays"][k]), k
     # the transfer triple warm-starts the next class the same way
     nxt = ab.deal_pairs(small_deck(DECK9).capacities[1])
-    prm = check_params(dict(max_iterations=5, check_every=5))
+    prm = check_params(dict(max_iterations=5, check_every=5, solver="forest"))
     a = _solve_one((9, 10), 1, nxt, table, prm, None, recs["forest"][4], True)[2]
     b = _solve_one((9, 10), 1, nxt, table, dict(prm, solver="tabular"), None, recs["tabular"][4],
                    True)[2]
     assert a["nash_conv"] == pytest.approx(b["nash_conv"], abs=1e-12)
-    assert recs["forest"][2]["p_nobody"] > 0 and DEFAULTS["solver"] == "forest"
+    assert recs["forest"][2]["p_nobody"] > 0 and DEFAULTS["solver"] == "auto"
     with pytest.raises(ValueError, match="bad solver 'fast'"):
         check_params(dict(solver="fast"))
 

@@ -35,11 +35,14 @@ from .tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
                 max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1,
-                prune="min", solver="forest")
+                prune="min", solver="auto")
 ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in random order
 # CFR of the raise subgames: kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the
-# TabularGame of kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter
-SOLVERS = ("forest", "tabular")
+# TabularGame of kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter.
+# "auto" takes the forest from FOREST_MIN_DEALS deal pairs on: below, the tabular passes are faster
+# (a 7-card deck's grid took 1.3-3x longer with the forest, measured 2026-12-01) and fit anyway
+SOLVERS = ("auto", "forest", "tabular")
+FOREST_MIN_DEALS = 1000
 
 
 def group_scores(x):
@@ -310,7 +313,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
         prune = prm["prune"]
         if prune == "player" and not player_prune_is_lossless(table, *s):
             prune = "min"
-        if prm["solver"] == "forest":
+        if prm["solver"] == "forest" or (prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS):
             return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,

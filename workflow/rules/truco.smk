@@ -22,7 +22,9 @@ TRUCO = config["truco"]
 TRUCO_DIR = f"{RESULTS}/truco"
 TRUCO_PARAMS = json.dumps({k: TRUCO[k] for k in ("target_nash_conv", "max_iterations", "check_every",
                                                  "fixed_point_tol", "max_fixed_point_rounds",
-                                                 "three_ties", "eleven_eleven", "workers", "prune")})
+                                                 "three_ties", "eleven_eleven", "prune")})
+# not among them: `workers` (processes side by side, from each job's threads), which changes no value,
+# so changing it re-solves nothing
 # the grid's tier jobs add what only raise trees use (the solver) and the region's own precision
 # (truco.scores), so the 11 row already solved is not re-solved when either changes
 TRUCO_GRID_PARAMS = json.dumps({**json.loads(TRUCO_PARAMS), "solver": TRUCO["solver"],
@@ -86,7 +88,7 @@ rule truco_row11_group:
     shell:
         logged(
             "python -m strongsolve.games.truco.solve group --x {wildcards.x} --results {params.results} "
-            "--params '{params.solver}'"
+            "--params '{params.solver}' --workers {threads}"
         )
 
 
@@ -124,20 +126,22 @@ rule truco_grid_tier:
         # the full deck: the forest solver's projected peak for the tier (games/truco/sizes.py);
         # a small deck: truco.mem_mb
         mem_mb=lambda wildcards: TRUCO["workers"] * (
-            tier_job_mb(wildcards.tier, TRUCO["solver"]) if TRUCO_DECK.name == "full"
+            tier_job_mb(wildcards.tier, "tabular" if TRUCO["solver"] == "tabular" else "forest")
+            if TRUCO_DECK.name == "full"
             and wildcards.tier != "row11" else TRUCO["mem_mb"]),
     params:
         solver=TRUCO_GRID_PARAMS,
         deck=TRUCO_DECK_JSON,
         # the results directory: <results>/truco/grid/<tier>.csv, or <results>/truco_<deck>/truco/grid/..
         results=lambda wildcards, output: Path(output[0]).parents[2 if TRUCO_DECK.name == "full" else 3],
-        numba_threads=lambda wildcards, threads: max(1, threads // TRUCO["workers"]),
+        workers=lambda wildcards, threads: max(1, threads // TRUCO["threads"]),
+        numba_threads=lambda wildcards, threads: max(1, threads // max(1, threads // TRUCO["threads"])),
     conda:
         "../envs/strongsolve.yaml"
     shell:
         logged("env NUMBA_NUM_THREADS={params.numba_threads} python -m strongsolve.games.truco.grid tier --tier {wildcards.tier} "
                "--min-score {wildcards.lo} --results {params.results} --deck '{params.deck}' "
-               "--params '{params.solver}' --out {output}")
+               "--params '{params.solver}' --workers {params.workers} --out {output}")
 
 
 rule truco_grid_summary:

@@ -301,6 +301,7 @@ def main(argv=None):
     t.add_argument("--min-score", type=int, default=0)
     t.add_argument("--deck", default='"full"', help='JSON: "full" or a list of cards')
     t.add_argument("--params", default="{}", help="JSON overrides of the solver parameters")
+    t.add_argument("--workers", type=int, help="processes side by side (overrides the parameters')")
     t.add_argument("--out", required=True, help="CSV of the tier's subgames, written at the end")
     m = sub.add_parser("summary", help="CSV of every stored subgame of the region, with W per score")
     m.add_argument("--results", required=True)
@@ -313,7 +314,10 @@ def main(argv=None):
         rows = grid_summary(args.results, deck, args.min_score)
         write_text_atomic(args.out, _csv(rows, SUMMARY_COLUMNS[:4] + ["W"] + SUMMARY_COLUMNS[4:]))
         return 0
-    rows = solve_tier(args.tier, args.results, json.loads(args.params), deck, args.min_score,
+    prm = json.loads(args.params)
+    if args.workers:
+        prm["workers"] = args.workers
+    rows = solve_tier(args.tier, args.results, prm, deck, args.min_score,
                       log=lambda m: print(m, file=sys.stderr, flush=True))
     write_text_atomic(args.out, _csv(rows))
     return 0

@@ -426,6 +426,7 @@ def main(argv=None):
     g.add_argument("--x", required=True, help="group: 11 (11-11) or 0..10 (11-x and x-11)")
     g.add_argument("--results", required=True)
     g.add_argument("--params", default="{}", help="JSON overrides of the solver parameters")
+    g.add_argument("--workers", type=int, help="processes side by side (overrides the parameters')")
     s = sub.add_parser("summary", help="CSV of every stored subgame")
     s.add_argument("--results", required=True)
     s.add_argument("--out", required=True)
@@ -433,7 +434,10 @@ def main(argv=None):
     z.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     if args.cmd == "group":
-        solve_group(args.x, args.results, json.loads(args.params),
+        prm = json.loads(args.params)
+        if args.workers:
+            prm["workers"] = args.workers
+        solve_group(args.x, args.results, prm,
                     log=lambda m: print(m, file=sys.stderr, flush=True))
     elif args.cmd == "summary":
         write_text_atomic(args.out, _csv(summary_rows(args.results)))

@@ -148,6 +148,12 @@ def test_neighbours_are_every_adjacent_pair_each_compared_as_alone(solved):
     summary = neighbour_summary(rows)
     vira = [r["weights"][w]["differ_share"] for r in rows if r["pair"] == "vira" for w in ("first", "second")]
     assert summary["vira"]["differ_share"] == pytest.approx(sum(vira) / len(vira), abs=1e-12)
+    by = {(tuple(b["first"]), tuple(b["second"])): b for b in summary["score"]["by_scores"]}
+    assert len(by) == 12 and all(b["pairs"] == 3 for b in by.values())
+    one = [compare(results, deck, (9, 10, c), (10, 10, c))["weights"] for c in range(3)]
+    want = [w[k]["differ_share"] for w in one for k in ("first", "second")]
+    assert by[(9, 10), (10, 10)]["differ_share"] == pytest.approx(sum(want) / 6, abs=1e-12)
+    assert by[(9, 10), (10, 10)]["max_differ_share"] == max(want)
 
 
 def test_errors_name_the_problem_and_the_fix(solved, tmp_path):

@@ -472,4 +472,11 @@ def _print_neighbours(deck, threshold, rows, summary):
         for b in m["by_cards_played"]:
             print(f"  {b['cards']} cards played: {b['share_of_play']:.4f} of play, differ "
                   f"{b['differ_share']:.4f} there, {b['differ_share_of_all']:.4f} of all play")
+        print(f"  {'scores':<13} {'pairs':>5} {'differ':>8} {'at most':>8} {'mean TV':>8} {'n/comp':>8}")
+        for b in m["by_scores"]:
+            what = ("%d-%d" % tuple(b["first"]) if kind == "vira"
+                    else "%d-%d/%d-%d" % (*b["first"], *b["second"]))
+            tv = "-" if b["mean_tv"] is None else f"{b['mean_tv']:.4f}"
+            print(f"  {what:<13} {b['pairs']:>5} {b['differ_share']:>8.4f} {b['max_differ_share']:>8.4f} "
+                  f"{tv:>8} {b['not_comparable_share']:>8.4f}")
     return 0

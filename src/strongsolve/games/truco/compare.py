@@ -416,13 +416,24 @@ def neighbour_summary(rows):
     """Per pair kind ("vira", "score"): the number of pairs and the mean over pairs (both weightings
     pooled, each pair counted twice) of ``differ_share``, ``mean_tv``, ``not_comparable_share`` and,
     per cards played, of ``share_of_play``, ``differ_share`` and ``differ_share_of_all`` (a bucket
-    absent from a pair counts 0 of play and 0 differing)."""
+    absent from a pair counts 0 of play and 0 differing); ``by_scores`` gives the first three per
+    pair of scores (over the vira classes)."""
     out = {}
+    mean = lambda vals: float(np.mean(vals)) if vals else None
     for kind in ("vira", "score"):
         ws = [r["weights"][w] for r in rows if r["pair"] == kind for w in ("first", "second")]
         if not ws:
             continue
-        mean = lambda vals: float(np.mean(vals))
+        scores = []
+        for f, s in sorted({(tuple(r["first"]["score"]), tuple(r["second"]["score"]))
+                            for r in rows if r["pair"] == kind}):
+            sw = [r["weights"][w] for r in rows if r["pair"] == kind and tuple(r["first"]["score"]) == f
+                  and tuple(r["second"]["score"]) == s for w in ("first", "second")]
+            scores.append(dict(first=list(f), second=list(s), pairs=len(sw) // 2,
+                               differ_share=mean([w["differ_share"] for w in sw]),
+                               max_differ_share=max(w["differ_share"] for w in sw),
+                               mean_tv=mean([w["mean_tv"] for w in sw if w["mean_tv"] is not None]),
+                               not_comparable_share=mean([w["not_comparable_share"] for w in sw])))
         by = []
         for k in range(MAX_CARDS + 1):
             got = [next((d for d in w["by_cards_played"] if d["cards"] == k), None) for w in ws]
@@ -436,5 +447,5 @@ def neighbour_summary(rows):
                          mean_tv=mean([w["mean_tv"] for w in ws if w["mean_tv"] is not None]),
                          not_comparable_share=mean([w["not_comparable_share"] for w in ws]),
                          max_differ_share=max(w["differ_share"] for w in ws),
-                         by_cards_played=by)
+                         by_cards_played=by, by_scores=scores)
     return out

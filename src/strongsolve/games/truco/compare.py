@@ -295,6 +295,12 @@ def shares(weighed, other, threshold):
     return out
 
 
+def check_threshold(threshold):
+    """ValueError unless 0 <= ``threshold`` < 1 (a TV distance is at most 1)."""
+    if not 0 <= threshold < 1:
+        raise ValueError(f"bad threshold {threshold}: a total variation distance threshold in [0, 1)")
+
+
 def compare_plays(first, second, threshold=0.1):
     """Compare two loaded subgames (``load_play``) of one deck.
 
@@ -315,8 +321,7 @@ def compare_plays(first, second, threshold=0.1):
     ValueError
         On a threshold outside [0, 1) or subgames of different decks.
     """
-    if not 0 <= threshold < 1:
-        raise ValueError(f"bad threshold {threshold}: a total variation distance threshold in [0, 1)")
+    check_threshold(threshold)
     if first.deck != second.deck:
         raise ValueError(f"subgames of different decks: {first.label} of {first.deck} ({first.path}) "
                          f"and {second.label} of {second.deck} ({second.path}); compare two subgames "
@@ -330,8 +335,7 @@ def compare_plays(first, second, threshold=0.1):
 def compare(results, deck, first, second, threshold=0.1):
     """``compare_plays`` of subgames ``first`` and ``second``, each (a, b, c), of ``deck`` under
     ``results`` (errors as in ``load_play`` and ``compare_plays``)."""
-    if not 0 <= threshold < 1:
-        raise ValueError(f"bad threshold {threshold}: a total variation distance threshold in [0, 1)")
+    check_threshold(threshold)
     cache = {}
     x = load_play(results, deck, *first, cache=cache)
     y = load_play(results, deck, *second, cache=cache)
@@ -382,8 +386,7 @@ def compare_neighbours(results, deck, threshold=0.1, log=None):
     FileNotFoundError
         If no two neighbouring subgames are solved (with the command that solves a region).
     """
-    if not 0 <= threshold < 1:
-        raise ValueError(f"bad threshold {threshold}: a total variation distance threshold in [0, 1)")
+    check_threshold(threshold)
     solved = stored_subgames(deck_root(results, deck))
     pairs = neighbour_pairs(solved)
     if not pairs:

@@ -148,6 +148,13 @@ def test_neighbours_are_every_adjacent_pair_each_compared_as_alone(solved):
     summary = neighbour_summary(rows)
     vira = [r["weights"][w]["differ_share"] for r in rows if r["pair"] == "vira" for w in ("first", "second")]
     assert summary["vira"]["differ_share"] == pytest.approx(sum(vira) / len(vira), abs=1e-12)
+    for m in summary.values():  # buckets partition each pair's play, so their means add up
+        for group in ("by_cards_played", "by_kind"):
+            assert sum(b["share_of_play"] for b in m[group]) == pytest.approx(1.0, abs=1e-12)
+            assert sum(b["differ_share_of_all"] for b in m[group]) == pytest.approx(
+                m["differ_share"], abs=1e-12)
+    assert [b["kind"] for b in summary["score"]["by_kind"]] == ["card", "card_or_raise", "answer",
+                                                                  "eleven"]
     by = {(tuple(b["first"]), tuple(b["second"])): b for b in summary["score"]["by_scores"]}
     assert len(by) == 12 and all(b["pairs"] == 3 for b in by.values())
     one = [compare(results, deck, (9, 10, c), (10, 10, c))["weights"] for c in range(3)]

@@ -469,8 +469,9 @@ def _print_neighbours(deck, threshold, rows, summary):
         print(f"{kind} neighbours: {m['pairs']} pairs, differ {m['differ_share']:.4f} on average (at "
               f"most {m['max_differ_share']:.4f}), mean TV {m['mean_tv']:.4f}, not comparable "
               f"{m['not_comparable_share']:.4f}")
-        for b in m["by_cards_played"]:
-            print(f"  {b['cards']} cards played: {b['share_of_play']:.4f} of play, differ "
+        for b in m["by_cards_played"] + m["by_kind"]:
+            what = f"{b['cards']} cards played" if "cards" in b else b["kind"]
+            print(f"  {what + ':':<16} {b['share_of_play']:.4f} of play, differ "
                   f"{b['differ_share']:.4f} there, {b['differ_share_of_all']:.4f} of all play")
         print(f"  {'scores':<13} {'pairs':>5} {'differ':>8} {'at most':>8} {'mean TV':>8} {'n/comp':>8}")
         for b in m["by_scores"]:

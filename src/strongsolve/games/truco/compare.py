@@ -418,8 +418,9 @@ def compare_neighbours(results, deck, threshold=0.1, log=None):
 def neighbour_summary(rows):
     """Per pair kind ("vira", "score"): the number of pairs and the mean over pairs (both weightings
     pooled, each pair counted twice) of ``differ_share``, ``mean_tv``, ``not_comparable_share`` and,
-    per cards played, of ``share_of_play``, ``differ_share`` and ``differ_share_of_all`` (a bucket
-    absent from a pair counts 0 of play and 0 differing); ``by_scores`` gives the first three per
+    per cards played and per kind of decision, of ``share_of_play``, ``differ_share`` and
+    ``differ_share_of_all`` (a bucket absent from a pair counts 0 of play and 0 differing; its
+    ``differ_share`` is averaged over the pairs that have it); ``by_scores`` gives the first three per
     pair of scores (over the vira classes)."""
     out = {}
     mean = lambda vals: float(np.mean(vals)) if vals else None
@@ -437,18 +438,23 @@ def neighbour_summary(rows):
                                max_differ_share=max(w["differ_share"] for w in sw),
                                mean_tv=mean([w["mean_tv"] for w in sw if w["mean_tv"] is not None]),
                                not_comparable_share=mean([w["not_comparable_share"] for w in sw])))
-        by = []
-        for k in range(MAX_CARDS + 1):
-            got = [next((d for d in w["by_cards_played"] if d["cards"] == k), None) for w in ws]
-            if all(d is None for d in got):
-                continue
-            by.append(dict(cards=k,
-                           share_of_play=mean([d["share_of_play"] if d else 0.0 for d in got]),
-                           differ_share=mean([d["differ_share"] for d in got if d]),
-                           differ_share_of_all=mean([d["differ_share_of_all"] if d else 0.0 for d in got])))
+        def buckets(group, field, names):
+            out = []
+            for k in names:
+                got = [next((d for d in w[group] if d[field] == k), None) for w in ws]
+                if all(d is None for d in got):
+                    continue
+                out.append({field: k,
+                            "share_of_play": mean([d["share_of_play"] if d else 0.0 for d in got]),
+                            "differ_share": mean([d["differ_share"] for d in got if d]),
+                            "differ_share_of_all": mean([d["differ_share_of_all"] if d else 0.0
+                                                         for d in got])})
+            return out
+
         out[kind] = dict(pairs=len(ws) // 2, differ_share=mean([w["differ_share"] for w in ws]),
                          mean_tv=mean([w["mean_tv"] for w in ws if w["mean_tv"] is not None]),
                          not_comparable_share=mean([w["not_comparable_share"] for w in ws]),
                          max_differ_share=max(w["differ_share"] for w in ws),
-                         by_cards_played=by, by_scores=scores)
+                         by_cards_played=buckets("by_cards_played", "cards", range(MAX_CARDS + 1)),
+                         by_kind=buckets("by_kind", "kind", KINDS), by_scores=scores)
     return out

@@ -175,6 +175,8 @@ def test_errors_name_the_problem_and_the_fix(solved, tmp_path):
         compare(results, deck, (12, 3, 0), (10, 10, 0))
     with pytest.raises(ValueError, match="bad threshold 1.5"):
         compare(results, deck, (10, 10, 0), (10, 10, 1), threshold=1.5)
+    with pytest.raises(FileNotFoundError, match=r"no two neighbouring subgames.*min_score: 10"):
+        compare_neighbours(tmp_path, deck)
     # a subgame stored where another deck's belongs
     src = grid_path(deck_root(results, deck), 10, 10, 0)
     shutil.copytree(src, grid_path(tmp_path, 10, 10, 0))

@@ -395,6 +395,8 @@ def _parse_subgame(text):
 
 
 def _compare(args):
+    import sys
+
     from ..cli import UserError
     from ..games.truco.compare import compare, compare_neighbours, neighbour_summary
 
@@ -402,7 +404,8 @@ def _compare(args):
     if args.neighbours:
         if args.subgames:
             raise UserError("give either two subgames or --neighbours, not both")
-        rows = compare_neighbours(args.results, deck, args.threshold)
+        rows = compare_neighbours(args.results, deck, args.threshold,
+                                  log=lambda m: print(m, file=sys.stderr, flush=True))
         summary = neighbour_summary(rows)
         if args.json:
             print(json.dumps(dict(deck=deck.name, threshold=args.threshold, summary=summary,

@@ -1254,3 +1254,110 @@ def ludo_race_reference(board, pieces, pass_by_overshoot, tol=1e-13):
         value = new
         if delta <= tol:
             return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Truco: how much two solved subgames differ where play goes (issue 21, item 8)
+#
+# A recursive walk over every deal of a small deck with one vira, through ``truco_replay`` (the whole
+# raise ladder), following a stored policy given as ``policy(player, hand, history)``: ``hand`` the
+# sorted strength classes of the player's three cards, ``history`` the public history (strength
+# classes played, "raise", "accept"; None before a hand-of-eleven decision), returning the action
+# probabilities in the stored order (card classes ascending then raise; accept, fold, raise; play,
+# fold) or None where the subgame has no information set. A missing raise slot is a raise the solved
+# tree pruned: probability 0. Strength classes: the nine common ranks in order (0..8), then the
+# manilhas by suit (9..12).
+# ---------------------------------------------------------------------------------------------
+
+def truco_strength(card, vira):
+    """Strength class 0..12 of ``card`` under ``vira`` (strings)."""
+    manilha = (TRUCO_ORDER.index(vira[0]) + 1) % 10
+    rank = TRUCO_ORDER.index(card[0])
+    if rank == manilha:
+        return 9 + TRUCO_SUITS.index(card[1])
+    return rank if rank < manilha else rank - 1
+
+
+def truco_reach_by_infoset(deck, vira, score, policy, three_ties="nobody"):
+    """{(player, hand, history): record} for every information set of the policy's subgame (the walk
+    takes every branch, those of probability 0 too); a record holds ``reach`` (chance x both
+    players), ``probs``, ``cards`` (cards played before it) and ``kind`` ("card", "card_or_raise",
+    "answer", "eleven")."""
+    from itertools import combinations
+
+    cards = [c for c in deck if c != vira]
+    deals = [(h0, h1) for h0 in combinations(cards, 3)
+             for h1 in combinations([c for c in cards if c not in h0], 3)]
+    out = {}
+
+    def walk(hands, actions, history, reach):
+        state = truco_replay(hands, vira, score, actions, three_ties)
+        if state[0] == "end":
+            return
+        _, player, legal = state
+        hand = tuple(sorted(truco_strength(c, vira) for c in hands[player]))
+        classes = sorted({truco_strength(a[5:], vira) for a in legal if a.startswith("play:")})
+        probs = policy(player, hand, None if history is None else tuple(history))
+        if probs is None:  # no information set: one card class left and the raise pruned
+            if "accept" in legal or "play_hand" in legal or len(classes) != 1:
+                if reach > 0:
+                    raise ValueError(f"no policy at a reached decision {player} {hand} {history}")
+                return
+            probs = [1.0]
+        else:
+            kind = ("eleven" if "play_hand" in legal else "answer" if "accept" in legal
+                    else "card_or_raise" if len(probs) > len(classes) else "card")
+            played = sum(1 for t in (history or []) if isinstance(t, int))
+            rec = out.setdefault((player, hand, None if history is None else tuple(history)),
+                                 dict(reach=0.0, probs=list(probs), cards=played, kind=kind))
+            rec["reach"] += reach
+        seen = set()
+        for a in legal:
+            if a.startswith("play:"):
+                s = truco_strength(a[5:], vira)
+                if s in seen:
+                    continue  # one card per class: cards of one class are one action
+                seen.add(s)
+                slot, token = classes.index(s), s
+            elif a == "fold":
+                continue  # ends the hand: no decision after it
+            elif a in ("play_hand", "accept"):
+                slot, token = 0, a
+            else:  # raise
+                slot, token = (2 if "accept" in legal else len(classes)), "raise"
+            q = probs[slot] if slot < len(probs) else 0.0  # every branch, to meet every set
+            nxt = [] if a == "play_hand" else list(history) + [token]
+            walk(hands, actions + [a], nxt, reach * q)
+
+    at11 = (score[0] == 11) != (score[1] == 11)
+    for h0, h1 in deals:
+        walk([list(h0), list(h1)], [], None if at11 else [], 1.0 / len(deals))
+    return out
+
+
+def truco_compare_shares(weighed, other, threshold):
+    """Shares of ``weighed``'s play (records of ``truco_reach_by_infoset``) where ``other``'s policy
+    differs: the total variation distance, shorter action lists padded with zeros, above
+    ``threshold``. Returns the whole hand's and per-bucket figures: {"all" | ("cards", k) |
+    ("kind", name): (share_of_play, differ_share, differ_share_of_all, mean_tv, not_comparable_share)}."""
+    total = sum(r["reach"] for r in weighed.values())
+    buckets = {}
+    for key, rec in weighed.items():
+        o = other.get(key)
+        if o is None:
+            tv = None
+        else:
+            n = max(len(rec["probs"]), len(o["probs"]))
+            p = list(rec["probs"]) + [0.0] * (n - len(rec["probs"]))
+            q = list(o["probs"]) + [0.0] * (n - len(o["probs"]))
+            tv = 0.5 * sum(abs(x - y) for x, y in zip(p, q))
+        for b in ("all", ("cards", rec["cards"]), ("kind", rec["kind"])):
+            acc = buckets.setdefault(b, [0.0, 0.0, 0.0, 0.0])  # mass, differ, comparable, tv mass
+            acc[0] += rec["reach"]
+            if tv is not None:
+                acc[2] += rec["reach"]
+                acc[3] += rec["reach"] * tv
+                if tv > threshold:
+                    acc[1] += rec["reach"]
+    return {b: (m / total, d / m, d / total, t / c if c > 0 else None, (m - c) / m)
+            for b, (m, d, c, t) in buckets.items() if m > 0}

@@ -10,6 +10,10 @@
 - ``strongsolve truco sizes [--tiers 1,2] [--classes 0,8] [--no-infosets] [--json]`` counts the
   raise trees per tier of the pruned ladder (pruning.py) and vira class, deal group by deal group
   (games/truco/sizes.py), with the memory the in-memory CFR solver would need.
+- ``strongsolve truco compare 11-10:3 11-10:4 [--threshold 0.1] [--deck full] [--json]`` measures
+  the share of real play (reach under the equilibrium) where two solved subgames' policies differ,
+  by cards played and kind of decision (games/truco/compare.py); ``--neighbours`` does it for every
+  pair of neighbouring solved subgames (vira classes c and c + 1, scores one point apart).
 """
 
 import json
@@ -46,6 +50,21 @@ def register(subparsers):
                     help="only the deals of the first N mano hands (a sample of the tree)")
     sz.add_argument("--json", action="store_true", help="print JSON lines, one per row")
     sz.set_defaults(handler=_sizes)
+    cmp = sub.add_parser("compare", help="share of real play where two solved subgames differ")
+    cmp.add_argument("subgames", nargs="*", metavar="A-B:C",
+                     help="two subgames, each the role-ordered score mano-pé and the vira class, "
+                          "e.g. 11-10:3 11-10:4")
+    cmp.add_argument("--neighbours", action="store_true",
+                     help="instead: every pair of neighbouring solved subgames (vira classes c and "
+                          "c + 1 of one score; scores one point apart, one class)")
+    cmp.add_argument("--threshold", type=float, default=0.1,
+                     help="a decision differs when the total variation distance of the two policies "
+                          "exceeds this (default 0.1)")
+    cmp.add_argument("--deck", default="full",
+                     help='"full" (default) or a small deck\'s cards, e.g. "7d 7s 7h 7c Ad As Ah"')
+    cmp.add_argument("--results", default="results", help="results directory (default: results)")
+    cmp.add_argument("--json", action="store_true", help="print JSON")
+    cmp.set_defaults(handler=_compare)
 
 
 def _parse_score(text):
@@ -355,4 +374,118 @@ def _sizes(args):
                                                           row["infosets"], row["deals"]), flush=True)
 
     tier_sizes(classes, tiers, infosets=not args.no_infosets, log=show, hands_limit=args.hands_limit)
+    return 0
+
+
+def _parse_deck(text):
+    """``--deck``: "full", a JSON list of cards, or cards separated by spaces or commas."""
+    from ..games.truco.grid import deck_from_config
+
+    t = text.strip()
+    if t == "full":
+        return deck_from_config("full")
+    return deck_from_config(json.loads(t) if t.startswith("[") else t.replace(",", " ").split())
+
+
+def _parse_subgame(text):
+    from ..cli import UserError
+
+    score, _, c = text.partition(":")
+    try:
+        a, b = _parse_score(score)
+        return a, b, int(c)
+    except (UserError, ValueError):
+        raise UserError(f"bad subgame {text!r}: expected the role-ordered score mano-pé and the vira "
+                        "class as A-B:C, e.g. 11-10:3") from None
+
+
+def _compare(args):
+    import sys
+
+    from ..cli import UserError
+    from ..games.truco.compare import compare, compare_neighbours, neighbour_summary
+
+    deck = _parse_deck(args.deck)
+    if args.neighbours:
+        if args.subgames:
+            raise UserError("give either two subgames or --neighbours, not both")
+        rows = compare_neighbours(args.results, deck, args.threshold,
+                                  log=lambda m: print(m, file=sys.stderr, flush=True))
+        summary = neighbour_summary(rows)
+        if args.json:
+            print(json.dumps(dict(deck=deck.name, threshold=args.threshold, summary=summary,
+                                  pairs=rows), indent=2))
+            return 0
+        return _print_neighbours(deck, args.threshold, rows, summary)
+    if len(args.subgames) != 2:
+        raise UserError(f"give two subgames A-B:C (got {len(args.subgames)}), or --neighbours")
+    first, second = (_parse_subgame(t) for t in args.subgames)
+    out = compare(args.results, deck, first, second, args.threshold)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"deck {deck.name}; a decision differs when the total variation distance of the two "
+          f"policies exceeds {args.threshold}")
+    for name in ("first", "second"):
+        d = out[name]
+        print(f"{name + ':':<8}{d['score'][0]}-{d['score'][1]} (mano-pé) vira class {d['vira_class']}"
+              f"  {d['path']}")
+    cols = ("play", "differ", "of all", "mean TV", "n/comp")
+    print(f"{'':<16}" + " | ".join(f"{'weighed by the ' + w + ' reach':<44}" for w in ("first's", "second's")))
+    print(f"{'where':<16}" + " | ".join(" ".join(f"{c:>8}" for c in cols) for _ in range(2)))
+    w = out["weights"]
+    buckets = [("whole hand", None, None)]
+    buckets += [(f"{k} cards played", "by_cards_played", k) for k in range(6)]
+    buckets += [(k, "by_kind", k) for k in ("card", "card_or_raise", "answer", "eleven")]
+    for label, group, key in buckets:
+        cells = []
+        for name in ("first", "second"):
+            d = w[name] if group is None else next(
+                (x for x in w[name][group] if x.get("cards", x.get("kind")) == key), None)
+            cells.append(_share_cells(d))
+        if any(c.strip() for c in cells):
+            print(f"{label:<16}" + " | ".join(cells))
+    print(f"decisions per hand: {w['first']['decisions_per_hand']:.4f} (first), "
+          f"{w['second']['decisions_per_hand']:.4f} (second); play = share of the decisions, differ and "
+          "n/comp (not comparable) = share of the row's play, of all = share of the whole hand's play")
+    return 0
+
+
+def _share_cells(d):
+    if d is None:
+        return " " * 44
+    tv = "-" if d["mean_tv"] is None else f"{d['mean_tv']:.4f}"
+    return " ".join(f"{v:>8}" for v in (f"{d['share_of_play']:.4f}", f"{d['differ_share']:.4f}",
+                                         f"{d['differ_share_of_all']:.4f}", tv,
+                                         f"{d['not_comparable_share']:.4f}"))
+
+
+def _print_neighbours(deck, threshold, rows, summary):
+    """One line per neighbouring pair, then the means per kind of pair (exit status 0)."""
+    print(f"deck {deck.name}; differ = share of real play where the total variation distance "
+          f"exceeds {threshold}, weighed by the first / the second subgame's reach")
+    print(f"{'pair':<6} {'first':>12} {'second':>12} {'differ 1st':>10} {'differ 2nd':>10} "
+          f"{'mean TV':>8} {'n/comp':>8}")
+    for r in rows:
+        f, s, w = r["first"], r["second"], r["weights"]
+        tv = w["first"]["mean_tv"]
+        print(f"{r['pair']:<6} {'%d-%d:%d' % (*f['score'], f['vira_class']):>12} "
+              f"{'%d-%d:%d' % (*s['score'], s['vira_class']):>12} {w['first']['differ_share']:>10.4f} "
+              f"{w['second']['differ_share']:>10.4f} {'-' if tv is None else f'{tv:.4f}':>8} "
+              f"{w['first']['not_comparable_share']:>8.4f}")
+    for kind, m in summary.items():
+        print(f"{kind} neighbours: {m['pairs']} pairs, differ {m['differ_share']:.4f} on average (at "
+              f"most {m['max_differ_share']:.4f}), mean TV {m['mean_tv']:.4f}, not comparable "
+              f"{m['not_comparable_share']:.4f}")
+        for b in m["by_cards_played"] + m["by_kind"]:
+            what = f"{b['cards']} cards played" if "cards" in b else b["kind"]
+            print(f"  {what + ':':<16} {b['share_of_play']:.4f} of play, differ "
+                  f"{b['differ_share']:.4f} there, {b['differ_share_of_all']:.4f} of all play")
+        print(f"  {'scores':<13} {'pairs':>5} {'differ':>8} {'at most':>8} {'mean TV':>8} {'n/comp':>8}")
+        for b in m["by_scores"]:
+            what = ("%d-%d" % tuple(b["first"]) if kind == "vira"
+                    else "%d-%d/%d-%d" % (*b["first"], *b["second"]))
+            tv = "-" if b["mean_tv"] is None else f"{b['mean_tv']:.4f}"
+            print(f"  {what:<13} {b['pairs']:>5} {b['differ_share']:>8.4f} {b['max_differ_share']:>8.4f} "
+                  f"{tv:>8} {b['not_comparable_share']:>8.4f}")
     return 0

@@ -23,6 +23,7 @@ Run as ``python -m strongsolve.games.truco.grid tier --tier t1 ...`` (one Snakem
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ from . import abstraction as ab
 from . import rules as R
 from .pruning import tier as raise_tier
 from .solve import check_params, solve_scores, unmapped
-from .store import read_subgame, subgame_name, subgame_path, write_subgame
+from .store import GRID_DIR, read_subgame, subgame_name, subgame_path, write_subgame
 from .subgames import eleven_player, in_row11, row11_groups
 from .tree import outcome_points
 
@@ -151,6 +152,26 @@ def stored_path(root, a, b, c):
     return None
 
 
+def stored_subgames(root):
+    """{(a, b, c): path} of every subgame stored under ``root`` (``deck_root``), in the grid or the
+    row-11 layout (the grid's copy wins, as in ``stored_path``)."""
+    found = {}
+    for p in sorted(Path(root).joinpath(*GRID_DIR).glob("group_*/s*_v*.zarr")) + \
+            sorted(Path(root).joinpath(*GRID).glob("s*_v*.zarr")):
+        m = re.fullmatch(r"s(\d+)-(\d+)_v(\d+)\.zarr", p.name)
+        if m and (p / "zarr.json").exists():
+            found[tuple(int(x) for x in m.groups())] = p
+    return found
+
+
+def unsolved_command(results, deck, a, b):
+    """The command that solves score (a, b) of ``deck`` into ``results``: the row-11 jobs for the
+    full deck's 11 row, else the region of the grid down to min(a, b)."""
+    if in_row11(a, b) and deck.name == "full":
+        return row11_command(results)
+    return solve_command(results, deck, min(a, b))
+
+
 def row11_command(results):
     """The command that solves the full deck's 11 row into ``results`` (the row-11 jobs)."""
     extra = f" results={results}" if str(results) != "results" else ""
@@ -179,9 +200,7 @@ def continuation_value(root, a, b, deck, results=None):
     for c, p in zip(deck.classes, deck.probabilities):
         path = stored_path(root, a, b, c)
         if path is None:
-            where = results or root
-            cmd = (row11_command(where) if in_row11(a, b) and deck.name == "full"
-                   else solve_command(where, deck, min(a, b)))
+            cmd = unsolved_command(results or root, deck, a, b)
             raise FileNotFoundError(f"no solved subgame for score {a}-{b}, vira class {c} under "
                                     f"{root}: solve it with {cmd}")
         total += p * read_subgame(path, arrays=False)[0]["value"]

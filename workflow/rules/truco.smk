@@ -21,7 +21,8 @@ TRUCO = config["truco"]
 TRUCO_DIR = f"{RESULTS}/truco"
 TRUCO_PARAMS = json.dumps({k: TRUCO[k] for k in ("target_nash_conv", "max_iterations", "check_every",
                                                  "fixed_point_tol", "max_fixed_point_rounds",
-                                                 "three_ties", "eleven_eleven", "workers", "prune")})
+                                                 "three_ties", "eleven_eleven", "workers", "prune",
+                                                 "face_down")})
 TRUCO_GROUPS = [str(x) for x in range(11, -1, -1)]
 TRUCO_DECK = deck_from_config(TRUCO["deck"])
 TRUCO_DECK_JSON = json.dumps(TRUCO["deck"])

@@ -45,7 +45,7 @@ Public histories here are lists of tokens as in ``tree.HandTree.infoset_of``: pl
 
 import numpy as np
 
-from .rules import LADDER, TARGET
+from .rules import COVERED, LADDER, TARGET
 from .tree import ANSWERS, N_LEVELS, N_RAISE_CODES, RAISE_DIGITS, ladder_outcome
 
 PRUNE_MODES = ("none", "min", "player")
@@ -212,12 +212,18 @@ def strip_pruned(tokens, strengths, caps, full_caps=(N_LEVELS - 1, N_LEVELS - 1)
         else:
             if pend >= 0:
                 raise ValueError(f"a card played while a raise is pending in {tokens}")
-            t = int(tok)
-            out.append(t)
-            if lead is None:
-                lead = t
+            if isinstance(tok, str):  # "down" / "down:<type>": a card played face down
+                if tok.split(":")[0] != "down":
+                    raise ValueError(f"bad token {tok!r} in {tokens}")
+                out.append(tok)
+                s = COVERED
             else:
-                x, y = strengths[lead], strengths[t]
+                out.append(int(tok))
+                s = strengths[int(tok)]
+            if lead is None:
+                lead = s
+            else:
+                x, y = lead, s
                 res = 2 if x == y else (leader if x > y else mover)
                 leader = leader if res == 2 else res
                 lead = None

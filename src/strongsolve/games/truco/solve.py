@@ -32,7 +32,7 @@ from .tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
                 max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1,
-                prune="min")
+                prune="min", face_down=False)
 ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in random order
 
 
@@ -66,7 +66,9 @@ def solve_group(x, results, params=None, log=print, capacities=ab.class_capaciti
         Results root; the groups this one depends on must be there already.
     params : dict
         Overrides of ``DEFAULTS`` (target NashConv in match-win probability, iteration caps,
-        fixed-point tolerance on W, the three-ties rule, the 11-11 play: "open" or "blind").
+        fixed-point tolerance on W, the three-ties rule, the 11-11 play: "open" or "blind", and
+        ``face_down``: cards may be played face down from trick 2 on, rules.py; a blind 11-11 hand
+        has no choices, so the option does not apply to it).
     log : callable
         Receives one progress line per subgame solve and per fixed-point round.
     capacities : callable
@@ -115,6 +117,9 @@ def check_params(params):
         raise ValueError(f"bad eleven_eleven {prm['eleven_eleven']!r}: allowed {ELEVEN_ELEVEN}")
     if prm["prune"] not in PRUNE_MODES:
         raise ValueError(f"bad prune {prm['prune']!r}: allowed {PRUNE_MODES}")
+    if not isinstance(prm["face_down"], bool):
+        raise ValueError(f"bad face_down {prm['face_down']!r}: allowed true or false (rules.py: cards "
+                         "played face down from the second trick on)")
     return prm
 
 
@@ -241,16 +246,17 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
     t0, c0 = time.perf_counter(), time.process_time()
     prune = None
     if in_row11(*s):
+        blind = s == (11, 11) and prm["eleven_eleven"] == "blind"
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                eleven=eleven_player(*s), three_ties=prm["three_ties"],
-                               blind=s == (11, 11) and prm["eleven_eleven"] == "blind")
+                               blind=blind, face_down=prm["face_down"] and not blind)
     else:  # the per-player rule only where the table certifies it (pruning.py)
         prune = prm["prune"]
         if prune == "player" and not player_prune_is_lossless(table, *s):
             prune = "min"
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
-                               raise_caps=raise_caps(*s, prune))
+                               raise_caps=raise_caps(*s, prune), face_down=prm["face_down"])
     tree.set_utilities(table)
     warm = own
     if warm is None and neighbour is not None:
@@ -265,6 +271,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
                   cpu_seconds=time.process_time() - c0, utility=table.tolist(),
                   n_nodes=tree.game.n_nodes, p_nobody=float(reach[tree.outcome == NOBODY].sum()),
                   n_infosets=tree.game.n_infosets, prune=prune, raise_caps=list(tree.raise_caps),
+                  face_down=tree.face_down,
                   max_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   arrays=dict(policy=res.strategy, infoset_ptr=tree.game.infoset_ptr,
                               infoset_key=tree.infoset_key, hands=tree.hands))

@@ -227,3 +227,99 @@ def test_bad_combinations():
     hands40 = np.array([[0, 1, 2], [3, 4, 5]] * 5000)
     with pytest.raises(ValueError, match="overflow int64"):
         build_hand_tree(strengths, hands40, np.array([[0, 1]]), [1.0], raises=True, face_down=True)
+
+
+# --- the option through the driver, the sizes command and --line ----------------------------------
+
+def test_sizes_count_the_face_down_tree(capsys):
+    import json
+
+    from strongsolve import cli
+    from strongsolve.games.truco.sizes import raise_tree_sizes
+
+    cap = ab.class_capacities(2)
+    got = raise_tree_sizes(cap, (1, 2), hands_limit=2, face_down=True)
+    hands, pairs, weights = ab.deal_pairs(cap)
+    keep = pairs[:, 0] < 2
+    g = build_hand_tree(np.arange(R.N_STRENGTHS), np.array(hands), pairs[keep], weights[keep],
+                        raises=True, raise_caps=(1, 2), face_down=True).game
+    assert got == dict(deals=int(keep.sum()), nodes=g.n_nodes,
+                       decision_nodes=int((g.node_type == DECISION).sum()),
+                       terminal_nodes=int((g.node_type == TERMINAL).sum()),
+                       infosets=g.n_infosets, action_slots=int(g.infoset_ptr[-1]))
+    assert got["nodes"] > raise_tree_sizes(cap, (1, 2), hands_limit=2)["nodes"]
+    assert cli.main(["truco", "sizes", "--tiers", "1", "--classes", "2", "--hands-limit", "2",
+                     "--face-down", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["face_down"] is True
+    assert row["nodes"] == raise_tree_sizes(cap, (1, 1), hands_limit=2, face_down=True)["nodes"]
+
+
+def test_bad_face_down_parameter():
+    from strongsolve.games.truco.solve import check_params
+
+    with pytest.raises(ValueError, match="bad face_down 'yes'"):
+        check_params({"face_down": "yes"})
+    assert check_params({"face_down": True})["face_down"] is True
+
+
+@pytest.fixture(scope="module")
+def solved_1111(tmp_path_factory):
+    from strongsolve.games.truco.solve import solve_group
+    from test_truco_row11 import tiny_capacities
+
+    root = tmp_path_factory.mktemp("truco_face_down")
+    solve_group(11, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, face_down=True),
+                log=lambda m: None, capacities=tiny_capacities)
+    return root
+
+
+def test_policy_line_with_covered_cards(solved_1111, capsys):
+    import json
+
+    from strongsolve import cli
+    from strongsolve.games.truco.line import replay_line
+    from strongsolve.games.truco.store import group_dir, read_subgame, subgame_name
+    from test_truco_row11 import tiny_capacities, tiny_cards
+
+    c = 4
+    vira, cards = tiny_cards(c)  # Q vira: three queens (commons), two 3s, the J manilhas d and c
+    t = [R.card_text(x) for x in cards]
+    vr = vira // 4
+    attrs, data = read_subgame(group_dir(solved_1111, 11) / subgame_name(11, 11, c))
+    assert attrs["face_down"] is True and attrs["params"]["face_down"] is True
+    hands, pairs, weights = ab.deal_pairs(tiny_capacities(c))
+    tree = build_hand_tree(np.arange(R.N_STRENGTHS), np.array(hands), pairs, weights, face_down=True)
+    assert np.array_equal(tree.infoset_key, data["infoset_key"])
+    # mano (player 0, holding three queens... two of them here) leads a queen, pé takes the trick
+    # with a 3 and covers a card: mano sees "down"
+    mano_cards = [cards[0], cards[1], cards[5]]
+    base = ["--score", "11-11", "--dealer", "1", "--vira", R.card_text(vira),
+            "--results", str(solved_1111), "--json"]
+    line = f"{t[0]} {t[3]} down"
+    assert cli.main(["truco", "policy", *base, "--hand", " ".join(t[i] for i in (0, 1, 5)),
+                     "--line", line]) == 0
+    got = json.loads(capsys.readouterr().out)
+    h = hands.index(ab.abstract_hand(mano_cards, vr))
+    i = tree.infoset_of(0, h, [R.strength(cards[0], vr), R.strength(cards[3], vr), "down"])
+    want = list(data["policy"][data["infoset_ptr"][i]:data["infoset_ptr"][i + 1]])
+    assert [a["probability"] for a in got["actions"]] == want
+    assert [a["action"] for a in got["actions"]] == ["play", "play face down"] * 2
+    # mano takes trick 2 with a queen and leads the manilha to trick 3; pé, who covered the other
+    # 3, must name it; the named card gives pé's own view
+    pe = " ".join(t[i] for i in (3, 4, 6))
+    assert cli.main(["truco", "policy", *base, "--hand", pe, "--line", f"{line} {t[1]} {t[5]}"]) == 2
+    assert "name it as down:<card>" in capsys.readouterr().err
+    assert cli.main(["truco", "policy", *base, "--hand", pe,
+                     "--line", f"{t[0]} {t[3]} down:{t[4]} {t[1]} {t[5]}"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert [a["action"] for a in got["actions"]] == ["play", "play face down"]
+    h = hands.index(ab.abstract_hand([cards[3], cards[4], cards[6]], vr))
+    s = [R.strength(x, vr) for x in (cards[0], cards[3], cards[4], cards[1], cards[5])]
+    i = tree.infoset_of(1, h, [s[0], s[1], f"down:{s[2]}", s[3], s[4]])
+    want = list(data["policy"][data["infoset_ptr"][i]:data["infoset_ptr"][i + 1]])
+    assert [a["probability"] for a in got["actions"]] == want
+    with pytest.raises(ValueError, match="only from the second trick"):
+        replay_line(11, 11, vira, "down", face_down=True)
+    with pytest.raises(ValueError, match="no face-down play"):
+        replay_line(11, 11, vira, f"{t[0]} {t[3]} down")

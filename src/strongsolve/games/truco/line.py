@@ -58,7 +58,6 @@ def replay_line(a, b, vira, line, finished=False, three_ties="nobody", face_down
     leader, lead, results = R.MANO, None, []
     played = ([], [])
     n_played = [0, 0]
-    lead_down = False
     seen = {vira}
     steps = []  # (token or ("down", actor, card or None)) in order; tokens are fixed at the end
     words = line.replace(",", " ").split()
@@ -113,9 +112,9 @@ def replay_line(a, b, vira, line, finished=False, three_ties="nobody", face_down
             steps.append(("down", actor, None if card is None else R.strength(card, vr)) if down
                          else R.strength(card, vr))
             if lead is None:
-                lead, lead_down = card, down
+                lead = (card, down)  # the card is None when covered and unknown
             else:
-                res = R.trick_result(lead, card, leader, vr, lead_down, down)
+                res = R.trick_result(lead[0], card, leader, vr, lead[1], down)
                 results.append(res)
                 leader, lead = R.next_leader(res, leader), None
                 if R.hand_winner(results) is not None:

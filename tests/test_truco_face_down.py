@@ -323,3 +323,24 @@ def test_policy_line_with_covered_cards(solved_1111, capsys):
         replay_line(11, 11, vira, "down", face_down=True)
     with pytest.raises(ValueError, match="no face-down play"):
         replay_line(11, 11, vira, f"{t[0]} {t[3]} down")
+
+
+@pytest.mark.parametrize("score,mode", [((9, 10), "min"), ((10, 1), "player")])
+def test_raise_pruning_stays_lossless_with_face_down_play(score, mode):
+    # pruning.py's lift (history_of_key, strip_pruned) on face-down trees: a random profile of the
+    # pruned game and its lift to the whole ladder have the same value and best responses
+    from strongsolve.games.truco.pruning import lift_policy, raise_caps
+    from strongsolve.kernels.cfr import evaluate
+
+    table = raise_utility_table(*score, W)
+    full, pruned = _abstract(DECK6, score, True), _abstract(DECK6, score, True,
+                                                            raise_caps(*score, mode))
+    for t in (full, pruned):
+        t.set_utilities(table)
+    rng = np.random.default_rng(5)
+    g = pruned.game
+    profile = np.concatenate([rng.dirichlet(np.ones(int(n))) for n in np.diff(g.infoset_ptr)])
+    got = evaluate(full.game, lift_policy(pruned, profile, full))
+    want = evaluate(g, profile)
+    for k in ("value", "br0", "br1", "nash_conv"):
+        assert got[k] == pytest.approx(want[k], abs=1e-12), k

@@ -122,7 +122,8 @@ def player_prune_is_lossless(table, a, b):
 
 
 def history_of_key(tree, index):
-    """Decode information set ``index`` of a raise tree: (player, hand index, public history)."""
+    """Decode information set ``index`` of a raise tree: (player, hand index, history as the player
+    saw it; with face-down play a covered card is "down:<type>" if the player's, else "down")."""
     key = int(tree.infoset_key[index])
     n_hands = len(tree.hands)
     player = key % 2
@@ -131,8 +132,9 @@ def history_of_key(tree, index):
     code, rcode = divmod(hist, N_RAISE_CODES)
     types = []
     while code > 1:
-        code, t = divmod(code, tree.n_types + 1)
-        types.append(t - 1)
+        code, t = divmod(code, 2 * tree.n_types + 1 if tree.face_down else tree.n_types + 1)
+        types.append("down" if t == 0 else f"down:{t - tree.n_types - 1}" if t > tree.n_types
+                     else t - 1)
     types.reverse()
     raises = []  # (position, answer) per raise made
     while rcode:

@@ -17,7 +17,10 @@ are those of rules.py (``HandState``), in three variants:
 Tree: the root is a chance node over deal pairs (mano's hand, pé's hand) weighted by their number
 of physical deals. Information sets are (player, own hand, public history): every played card is
 face up and raises are public, so the history is the sequence of played types with the raises and
-answers between them. Moves with one legal action (a card of one type left or two cards of one
+answers between them. With the face-down option (``face_down``, rules.py) each card from trick 2
+on may also be played face down, an action beside the face-up one (cards by type ascending, each
+face up then face down, then the raise); the history is then the player's own view: the public one
+with a card the opponent covered as "down", and the types of the cards the player covered. Moves with one legal action (a card of one type left or two cards of one
 type, and no raise open to the mover) are applied without a node. A node's depth is the number of
 public actions before it, so every node of an information set has one depth.
 
@@ -47,7 +50,7 @@ MAX_NODES_PER_DEAL_RAISES = 16384  # 14683 with six distinct types all tied, the
 # strength order of six cards (11248 on the abstract deck); checked while building
 # with face-down play (rules.py): every card from trick 2 on may also be covered, so fewer moves are
 # forced and each has twice the cards; the bounds below are checked while building too
-MAX_NODES_PER_DEAL_FACE_DOWN = 4096
+MAX_NODES_PER_DEAL_FACE_DOWN = 1024  # 554 at most (a hand of eleven; every pair of hands of six types)
 MAX_NODES_PER_DEAL_RAISES_FACE_DOWN = 262144
 # Raise history code: one base-RAISE_DIGITS digit per raise made (at most N_LEVELS - 1), the digit
 # 1 + ANSWERS * position + answer, position = cards played before the raise (0..5), answer 0 pending,

@@ -51,7 +51,8 @@ MAX_NODES_PER_DEAL_RAISES = 16384  # 14683 with six distinct types all tied, the
 # with face-down play (rules.py): every card from trick 2 on may also be covered, so fewer moves are
 # forced and each has twice the cards; the bounds below are checked while building too
 MAX_NODES_PER_DEAL_FACE_DOWN = 1024  # 554 at most (a hand of eleven; every pair of hands of six types)
-MAX_NODES_PER_DEAL_RAISES_FACE_DOWN = 262144
+MAX_NODES_PER_DEAL_RAISES_FACE_DOWN = 262144  # 3984 at most with raise caps (1, 1), 12645 with
+# (2, 2), over every pair of hands of six types; the whole ladder was not enumerated
 # Raise history code: one base-RAISE_DIGITS digit per raise made (at most N_LEVELS - 1), the digit
 # 1 + ANSWERS * position + answer, position = cards played before the raise (0..5), answer 0 pending,
 # 1 accepted, 2 raised again; 0 for a raise not made.

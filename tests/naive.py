@@ -336,10 +336,15 @@ def truco_hand_result(tricks, three_ties="nobody"):
     return None
 
 
-def truco_replay(hands, vira, score, actions, three_ties="nobody"):
+def truco_replay(hands, vira, score, actions, three_ties="nobody", face_down=False, caps=(4, 4)):
     """Replay ``actions`` and return ('move', player, legal) or ('end', (points mano, points pé)).
 
-    Actions: 'play:<card>', 'raise', 'accept', 'fold', 'play_hand'.
+    Actions: 'play:<card>', 'raise', 'accept', 'fold', 'play_hand', and with ``face_down``
+    'down:<card>': from the second trick on a card may be played face down; it loses to any card
+    played face up and two face-down cards tie (truco-engine's compare_plays; portalinsights: "a
+    carta coberta não vale nada", only in the 2nd and 3rd trick). ``caps``: the ladder index
+    (0..4) up to which mano and pé may raise (a raise from value index i needs i < cap; a
+    counter-raise to index i + 2 needs i + 1 < cap).
     """
     at11 = [score[0] == 11, score[1] == 11]
     eleven = at11.index(True) if at11.count(True) == 1 else None
@@ -354,11 +359,17 @@ def truco_replay(hands, vira, score, actions, three_ties="nobody"):
             player, legal = eleven, ["play_hand", "fold"]
         elif waiting is not None:
             player = waiting
-            legal = ["accept", "fold"] + (["raise"] if raised_to < 12 else [])
+            legal = ["accept", "fold"] + (["raise"] if raised_to < 12 and
+                                          TRUCO_LADDER.index(raised_to) < caps[player] else [])
         else:
             player = leader if not table else 1 - leader
-            legal = ["play:" + c for c in remaining[player]]
-            if raises_ok and value < 12 and raiser in (None, player):
+            legal = []
+            for c in remaining[player]:
+                legal.append("play:" + c)
+                if face_down and tricks:
+                    legal.append("down:" + c)
+            if raises_ok and value < 12 and raiser in (None, player) \
+                    and TRUCO_LADDER.index(value) < caps[player]:
                 legal.append("raise")
         if i == len(actions):
             return ("move", player, legal)
@@ -387,10 +398,13 @@ def truco_replay(hands, vira, score, actions, three_ties="nobody"):
         else:
             card = act[5:]
             remaining[player].remove(card)
-            table.append((player, card))
+            table.append((player, card if act.startswith("play:") else None))
             if len(table) == 2:
                 (p1, c1), (p2, c2) = table
-                b = truco_beats(c1, c2, vira)
+                if c1 is None or c2 is None:  # a covered card loses; two covered cards tie
+                    b = (c1 is not None) - (c2 is not None)
+                else:
+                    b = truco_beats(c1, c2, vira)
                 res = "t" if b == 0 else (p1 if b > 0 else p2)
                 tricks.append(res)
                 leader = p1 if res == "t" else res
@@ -426,6 +440,48 @@ def truco_hand_tree(deck, vira, score, utility, three_ties="nobody"):
 
     return {"kind": "chance", "probs": [1 / len(deals)] * len(deals),
             "children": [expand(d, []) for d in deals]}
+
+
+def truco_face_down_tree(deck, vira, score, utility, three_ties="nobody", caps=(4, 4)):
+    """``truco_hand_tree`` with face-down play (``truco_replay(face_down=True)``) and raise caps.
+
+    Information sets: (player, own cards sorted, the actions so far as that player saw them): a
+    card the opponent played face down shows as 'down', one the player covered keeps its name.
+    """
+    from itertools import combinations
+
+    deals = [(h0, h1) for h0 in combinations(deck, 3)
+             for h1 in combinations([c for c in deck if c not in h0], 3)]
+
+    def expand(hands, actions, actors):
+        state = truco_replay(hands, vira, score, actions, three_ties, face_down=True, caps=caps)
+        if state[0] == "end":
+            return {"kind": "terminal", "utility": utility[state[1]]}
+        _, player, legal = state
+        seen = tuple("down" if a.startswith("down:") and who != player else a
+                     for a, who in zip(actions, actors))
+        key = (player, tuple(sorted(hands[player])), seen)
+        return {"kind": "decision", "player": player, "key": key,
+                "children": [expand(hands, actions + [a], actors + [player]) for a in legal]}
+
+    return {"kind": "chance", "probs": [1 / len(deals)] * len(deals),
+            "children": [expand([list(d[0]), list(d[1])], [], []) for d in deals]}
+
+
+def truco_choice_counts(tree):
+    """(decision nodes, information sets) of a nested tree counting only nodes with two or more
+    actions (the package's trees apply a forced move without a node)."""
+    nodes, keys = 0, set()
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if n["kind"] == "terminal":
+            continue
+        if n["kind"] == "decision" and len(n["children"]) >= 2:
+            nodes += 1
+            keys.add(n["key"])
+        stack.extend(n["children"])
+    return nodes, len(keys)
 
 
 def truco_nested_from_tabular(game):

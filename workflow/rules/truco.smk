@@ -22,7 +22,8 @@ TRUCO = config["truco"]
 TRUCO_DIR = f"{RESULTS}/truco"
 TRUCO_PARAMS = json.dumps({k: TRUCO[k] for k in ("target_nash_conv", "max_iterations", "check_every",
                                                  "fixed_point_tol", "max_fixed_point_rounds",
-                                                 "three_ties", "eleven_eleven", "prune")})
+                                                 "three_ties", "eleven_eleven", "prune",
+                                                 "face_down")})
 # not among them: `workers` (processes side by side, from each job's threads), which changes no value,
 # so changing it re-solves nothing
 # the grid's tier jobs add what only raise trees use (the solver) and the region's own precision

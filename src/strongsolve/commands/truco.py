@@ -7,9 +7,10 @@
   cards.
 - ``strongsolve truco grid [--json]`` lists the solved subgames of the 1296 (role-ordered score x
   vira class) with their values and exploitability.
-- ``strongsolve truco sizes [--tiers 1,2] [--classes 0,8] [--no-infosets] [--json]`` counts the
-  raise trees per tier of the pruned ladder (pruning.py) and vira class, deal group by deal group
-  (games/truco/sizes.py), with the memory the in-memory CFR solver would need.
+- ``strongsolve truco sizes [--tiers 1,2] [--classes 0,8] [--no-infosets] [--face-down] [--json]``
+  counts the raise trees per tier of the pruned ladder (pruning.py) and vira class, deal group by
+  deal group (games/truco/sizes.py), with the memory the CFR solvers would need; ``--face-down``
+  with the face-down rule (rules.py).
 - ``strongsolve truco compare 11-10:3 11-10:4 [--threshold 0.1] [--deck full] [--json]`` measures
   the share of real play (reach under the equilibrium) where two solved subgames' policies differ,
   by cards played and kind of decision (games/truco/compare.py); ``--neighbours`` does it for every
@@ -31,7 +32,9 @@ def register(subparsers):
     pol.add_argument("--hand", required=True, help='the deciding player\'s cards, e.g. "Ac 3h 4s"')
     pol.add_argument("--line", default=None,
                      help='the play so far, e.g. "7c Kd truco accept" (cards, truco/raise, accept; '
-                          '"play" for a hand of eleven played): the policy of the player to act')
+                          '"play" for a hand of eleven played; with the face-down rule "down:7c" '
+                          'for a card played face down, "down" when its card is unknown, the '
+                          'opponent\'s): the policy of the player to act')
     pol.add_argument("--results", default="results", help="results directory (default: results)")
     pol.add_argument("--json", action="store_true", help="print JSON")
     pol.set_defaults(handler=_policy)
@@ -48,6 +51,9 @@ def register(subparsers):
                     help="count nodes only (one pass over the deals instead of two)")
     sz.add_argument("--hands-limit", type=int, default=None,
                     help="only the deals of the first N mano hands (a sample of the tree)")
+    sz.add_argument("--face-down", action="store_true",
+                    help="with the face-down rule (rules.py: a card may be played face down from "
+                         "the second trick on)")
     sz.add_argument("--json", action="store_true", help="print JSON lines, one per row")
     sz.set_defaults(handler=_sizes)
     cmp = sub.add_parser("compare", help="share of real play where two solved subgames differ")
@@ -211,8 +217,8 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
     a, b = score[mano], score[dealer]
     vira_card = R.parse_card(vira)
     cards = R.parse_hand(hand)
-    state = replay_line(a, b, vira_card, line)
-    check_hand(state, cards, vira_card)
+    # the line's own legality first (face-down tokens allowed until the subgame says otherwise)
+    check_hand(replay_line(a, b, vira_card, line, face_down=True), cards, vira_card)
     vr = R.card_rank(vira_card)
     c = ab.vira_class(vr)
     path = stored_path(results, a, b, c)
@@ -225,11 +231,13 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
     if cache is None or cache.get("path") != path:
         attrs, data = read_subgame(path)
         tree = HandTree(game=None, outcome=None, infoset_key=data["infoset_key"], hands=data["hands"],
-                        n_types=R.N_STRENGTHS, eleven=attrs["eleven"], raises=raises)
+                        n_types=R.N_STRENGTHS, eleven=attrs["eleven"], raises=raises,
+                        face_down=bool(attrs.get("params", {}).get("face_down", False)))
         if cache is not None:
             cache.update(path=path, attrs=attrs, data=data, tree=tree)
     else:
         attrs, data, tree = cache["attrs"], cache["data"], cache["tree"]
+    state = replay_line(a, b, vira_card, line, face_down=tree.face_down)
     if attrs.get("params", {}).get("eleven_eleven") == "blind" and (a, b) == (11, 11):
         raise ValueError("the 11-11 hand was solved with blind play: nobody decides anything")
     labels = action_labels(state, cards, vira_card)
@@ -356,7 +364,8 @@ def _sizes(args):
     if not args.json:
         cols = "tier class deals nodes decision_nodes infosets action_slots tabular_GiB forest_GiB"
         print(("full deck" if args.hands_limit is None else
-               f"deals of the first {args.hands_limit} mano hands") + ", symmetric pruning")
+               f"deals of the first {args.hands_limit} mano hands") + ", symmetric pruning"
+              + (", face-down play" if args.face_down else ""))
         print(" ".join(f"{c:>14}" for c in cols.split()))
 
     def show(row):
@@ -373,7 +382,8 @@ def _sizes(args):
             print("    forest peak = " + forest_arithmetic(row["nodes"], row["action_slots"],
                                                           row["infosets"], row["deals"]), flush=True)
 
-    tier_sizes(classes, tiers, infosets=not args.no_infosets, log=show, hands_limit=args.hands_limit)
+    tier_sizes(classes, tiers, infosets=not args.no_infosets, log=show, hands_limit=args.hands_limit,
+               face_down=args.face_down)
     return 0
 
 

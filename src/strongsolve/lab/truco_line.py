@@ -45,7 +45,7 @@ def check_deal(hand0, hand1, vira):
 def action_token(action, card=None):
     """The line token of an action label of :func:`games.truco.line.action_labels`."""
     if card is not None:
-        return card
+        return f"down:{card}" if action == "play face down" else card
     return "truco" if action.startswith("raise") else action  # play (hand of eleven), accept, fold
 
 
@@ -62,7 +62,8 @@ def _steps(score, dealer, vira, hands, line, results):
     for k in range(len(words) + 1):
         prefix = " ".join(words[:k])
         try:
-            state = replay_line(a, b, R.parse_card(vira), prefix)
+            # covered cards allowed here; policy_line holds them to the subgame's face_down rule
+            state = replay_line(a, b, R.parse_card(vira), prefix, face_down=True)
         except ValueError as err:
             if k == len(words) and "the hand is over" in str(err):
                 return steps, "the hand is over: its last trick is played"

@@ -41,7 +41,9 @@ class Hand:
 
     def mix(self, words):
         """policy_line's answer for the player to act after ``words`` (tokens, no fold)."""
-        state = replay_line(*self.role_score, R.parse_card(self.vira), " ".join(words))
+        # covered cards allowed here; policy_line holds them to the subgame's face_down rule
+        state = replay_line(*self.role_score, R.parse_card(self.vira), " ".join(words),
+                            face_down=True)
         hand = " ".join(R.card_text(c) for c in self.hands[self.player(state.to_move)])
         return state, policy_line(self.score, self.dealer, self.vira, hand, " ".join(words),
                                   self.results, cache=self.cache)
@@ -54,12 +56,12 @@ class Hand:
             self.mix([])  # reads the subgame: its rules options and utility table
         three_ties = self.cache["attrs"].get("params", {}).get("three_ties", "nobody")
         if words and words[-1] == "fold":
-            before = replay_line(*self.role_score, vira, " ".join(words[:-1]))
+            before = replay_line(*self.role_score, vira, " ".join(words[:-1]), face_down=True)
             if before.eleven_pending:
                 return FOLD
             return ladder_outcome(1 - before.to_move, before.level)  # the raiser wins the level held
         state = replay_line(*self.role_score, vira, " ".join(words), finished=True,
-                            three_ties=three_ties)
+                            three_ties=three_ties, face_down=True)
         if state.winner is None:
             return None
         return NOBODY if state.winner < 0 else ladder_outcome(state.winner, state.level)

@@ -45,7 +45,7 @@ Public histories here are lists of tokens as in ``tree.HandTree.infoset_of``: pl
 
 import numpy as np
 
-from .rules import LADDER, TARGET
+from .rules import COVERED, LADDER, TARGET
 from .tree import ANSWERS, N_LEVELS, N_RAISE_CODES, RAISE_DIGITS, ladder_outcome
 
 PRUNE_MODES = ("none", "min", "player")
@@ -122,7 +122,8 @@ def player_prune_is_lossless(table, a, b):
 
 
 def history_of_key(tree, index):
-    """Decode information set ``index`` of a raise tree: (player, hand index, public history)."""
+    """Decode information set ``index`` of a raise tree: (player, hand index, history as the player
+    saw it; with face-down play a covered card is "down:<type>" if the player's, else "down")."""
     key = int(tree.infoset_key[index])
     n_hands = len(tree.hands)
     player = key % 2
@@ -131,8 +132,9 @@ def history_of_key(tree, index):
     code, rcode = divmod(hist, N_RAISE_CODES)
     types = []
     while code > 1:
-        code, t = divmod(code, tree.n_types + 1)
-        types.append(t - 1)
+        code, t = divmod(code, 2 * tree.n_types + 1 if tree.face_down else tree.n_types + 1)
+        types.append("down" if t == 0 else f"down:{t - tree.n_types - 1}" if t > tree.n_types
+                     else t - 1)
     types.reverse()
     raises = []  # (position, answer) per raise made
     while rcode:
@@ -212,12 +214,18 @@ def strip_pruned(tokens, strengths, caps, full_caps=(N_LEVELS - 1, N_LEVELS - 1)
         else:
             if pend >= 0:
                 raise ValueError(f"a card played while a raise is pending in {tokens}")
-            t = int(tok)
-            out.append(t)
-            if lead is None:
-                lead = t
+            if isinstance(tok, str):  # "down" / "down:<type>": a card played face down
+                if tok.split(":")[0] != "down":
+                    raise ValueError(f"bad token {tok!r} in {tokens}")
+                out.append(tok)
+                s = COVERED
             else:
-                x, y = strengths[lead], strengths[t]
+                out.append(int(tok))
+                s = strengths[int(tok)]
+            if lead is None:
+                lead = s
+            else:
+                x, y = lead, s
                 res = 2 if x == y else (leader if x > y else mover)
                 leader = leader if res == 2 else res
                 lead = None

@@ -18,6 +18,30 @@ Sources
   a trick's winner leads the next, after a tied trick its leader leads again; at 11-11 the hand is
   played without raises.
 
+Playing a card face down (the option ``face_down``, off by default)
+-------------------------------------------------------------------
+- portalinsights.com.br, "Qual é a carta mais fraca do truco"
+  (https://portalinsights.com.br/perguntas-frequentes/qual-e-a-carta-mais-fraca-do-truco), on the
+  "carta coberta": a card played with its face down, allowed only in the 2nd and 3rd trick
+  ("rodada"), and worth nothing ("A carta coberta não vale nada").
+- pagat.com "Brazilian Truco" (stored copy http://whystudio.eu/como-roubar-no-truco-brasileiro/):
+  "Some have a rule that after a tied trick, cards cannot be played face down": a house variation,
+  so the rule itself is not universal; we follow the plain reading (no tied-trick exception).
+- baixada-cards/truco-engine (the rules engine behind baixada-cards/truco-solver, files
+  crates/truco-engine/src/engine.rs and rules.rs, read for the facts only): a card may be played
+  face down by either player, leader or follower, whenever at least one trick is complete
+  (``hidden_play_allowed``); a face-down card loses to any face-up card and two face-down cards tie
+  the trick (``compare_plays``); the opponent sees that a card was covered but not which
+  (``public_state`` shows no card; the solver's information sets record ``PlayFaceDown(card)`` for
+  the player and ``OpponentPlayedHidden`` for the opponent).
+
+So here: from trick 2 on, the player to play (leader or follower) may play any card of their hand
+face up or face down; a face-down card has no strength (it loses to every face-up card, two face-down
+cards tie), a tie after a face-down card follows the usual tie rules (its leader leads again, and
+``hand_winner`` as for any tie); the card is hidden from the opponent for the rest of the hand, while
+its player remembers it. The 11-11 hand played blind (cards drawn at random) has no choices, so no
+covered cards.
+
 Cards
 -----
 A card is an int ``rank * 4 + suit`` (0..39). Ranks 0..9 are ``4 5 6 7 Q J K A 2 3`` (weakest first);
@@ -99,10 +123,14 @@ def strength(card, vira_rank):
     return r if r < m else r - 1
 
 
-def trick_result(lead_card, follow_card, leader, vira_rank):
-    """Winner of a trick in roles (MANO or PE), or TIE."""
-    a = strength(lead_card, vira_rank)
-    b = strength(follow_card, vira_rank)
+COVERED = -1  # the strength of a card played face down: below every face-up card
+
+
+def trick_result(lead_card, follow_card, leader, vira_rank, lead_down=False, follow_down=False):
+    """Winner of a trick in roles (MANO or PE), or TIE; a card played face down (``lead_down``,
+    ``follow_down``) loses to any face-up card and ties another face-down card (module docstring)."""
+    a = COVERED if lead_down else strength(lead_card, vira_rank)
+    b = COVERED if follow_down else strength(follow_card, vira_rank)
     if a == b:
         return TIE
     return leader if a > b else 1 - leader
@@ -152,7 +180,9 @@ class HandState:
 
     Players are in roles: ``0`` mano, ``1`` pé. ``score`` is role-ordered (mano's, pé's points).
     Actions are strings: ``"play:<card>"`` (a card index), ``"raise"``, ``"accept"``, ``"fold"``,
-    and at a hand of eleven ``"play_hand"`` / ``"fold"`` by the player at 11.
+    and at a hand of eleven ``"play_hand"`` / ``"fold"`` by the player at 11. With ``face_down``,
+    from the second trick on each ``"play:<card>"`` has a ``"down:<card>"`` beside it: the card
+    played face down (module docstring: it cannot win the trick, two covered cards tie).
 
     Rules (module docstring): with exactly one player at 11 that player first decides; a played hand
     of eleven is worth 3 with no raises, a fold gives the opponent 1. At 11-11 the hand is worth 1
@@ -171,10 +201,13 @@ class HandState:
     pending: int = -1  # side that must answer a raise (-1: none)
     eleven: int = -1  # side that must decide a hand of eleven (-1: none)
     raises_allowed: bool = True
+    face_down: bool = False  # the rule option: cards may be played face down from trick 2 on
     played: list = field(default_factory=list)  # cards of the current trick
+    played_down: list = field(default_factory=list)  # whether each card of the trick is covered
     results: list = field(default_factory=list)
     leader: int = MANO
     used: tuple = ((), ())
+    covered: tuple = ((), ())  # the cards each side played face down, in order
     points: tuple = None  # set when the hand is over: points scored by (mano, pé)
 
     def __post_init__(self):
@@ -210,7 +243,13 @@ class HandState:
             if self.level + 2 < len(LADDER):
                 acts.append("raise")
             return acts
-        acts = [f"play:{c}" for c in self.hands[p] if c not in self.used[p]]
+        down = self.face_down and len(self.results) >= 1
+        acts = []
+        for c in self.hands[p]:
+            if c not in self.used[p]:
+                acts.append(f"play:{c}")
+                if down:
+                    acts.append(f"down:{c}")
         if self.raises_allowed and self.level + 1 < len(LADDER) and self.raiser in (-1, p):
             acts.append("raise")
         return acts
@@ -249,16 +288,24 @@ class HandState:
         if action == "raise":
             self.pending = 1 - p
             return
-        card = int(action.split(":")[1])
+        how, card = action.split(":")
+        card = int(card)
         used = list(self.used)
         used[p] = used[p] + (card,)
         self.used = tuple(used)
+        if how == "down":
+            covered = list(self.covered)
+            covered[p] = covered[p] + (card,)
+            self.covered = tuple(covered)
         self.played.append(card)
+        self.played_down.append(how == "down")
         if len(self.played) == 2:
-            res = trick_result(self.played[0], self.played[1], self.leader, self.vira // N_SUITS)
+            res = trick_result(self.played[0], self.played[1], self.leader, self.vira // N_SUITS,
+                               *self.played_down)
             self.results.append(res)
             self.leader = next_leader(res, self.leader)
             self.played = []
+            self.played_down = []
             w = hand_winner(self.results, self.three_ties)
             if w is not None:
                 pts = [0, 0]

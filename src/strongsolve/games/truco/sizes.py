@@ -90,7 +90,8 @@ def tier_job_mb(tier, solver="forest"):
     return int(b * 1.1 / 10 ** 6) + 1
 
 
-def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands_limit=None):
+def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands_limit=None,
+                     face_down=False):
     """Count the raise tree of a deck without building it whole.
 
     Parameters
@@ -105,6 +106,8 @@ def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands
     hands_limit : int or None
         Only the deals of the first ``hands_limit`` mano hands (a sample; the counts are then of
         that part of the tree).
+    face_down : bool
+        The face-down rule (rules.py; ``tree.build_hand_tree(face_down=True)``).
 
     Returns
     -------
@@ -129,7 +132,7 @@ def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands
         bounds = np.flatnonzero(np.diff(pairs[groups, player])) + 1
         for idx in np.split(groups, bounds):
             node_type, node_player, node_key, _, _, _, n_child, _ = _build_raises(
-                strengths, hands, pairs[idx], probs[idx], mano_mode, top)
+                strengths, hands, pairs[idx], probs[idx], mano_mode, top, bool(face_down))
             if player == 0:
                 out["nodes"] += len(node_type) - 1
                 out["decision_nodes"] += int(np.count_nonzero(node_type == DECISION))
@@ -143,16 +146,17 @@ def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands
 
 
 def tier_sizes(classes=range(ab.N_VIRA_CLASSES), tiers=(1, 2, 3, 4), infosets=True, log=None,
-               hands_limit=None):
+               hands_limit=None, face_down=False):
     """One row per (tier, vira class): the counts of ``raise_tree_sizes`` with both caps at the
     tier (the symmetric rule of pruning.py), the bytes of the in-memory solver (``solver_bytes``)
-    and the peak bytes of the forest solver (``forest_peak_bytes``)."""
+    and the peak bytes of the forest solver (``forest_peak_bytes``); ``face_down`` as in
+    ``raise_tree_sizes`` (each row records it)."""
     rows = []
     for t in tiers:
         for c in classes:
             r = raise_tree_sizes(ab.class_capacities(c), (t, t), infosets=infosets,
-                                 hands_limit=hands_limit)
-            row = dict(tier=t, vira_class=c, **r)
+                                 hands_limit=hands_limit, face_down=face_down)
+            row = dict(tier=t, vira_class=c, face_down=bool(face_down), **r)
             if infosets:
                 row["solver_bytes"] = solver_bytes(r["nodes"], r["action_slots"], r["infosets"])
                 row["forest_bytes"] = forest_peak_bytes(r["nodes"], r["action_slots"],

@@ -35,7 +35,7 @@ from .tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
                 max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1,
-                prune="min", solver="auto")
+                prune="min", solver="auto", face_down=False)
 ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in random order
 # CFR of the raise subgames: kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the
 # TabularGame of kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter.
@@ -75,7 +75,9 @@ def solve_group(x, results, params=None, log=print, capacities=ab.class_capaciti
         Results root; the groups this one depends on must be there already.
     params : dict
         Overrides of ``DEFAULTS`` (target NashConv in match-win probability, iteration caps,
-        fixed-point tolerance on W, the three-ties rule, the 11-11 play: "open" or "blind").
+        fixed-point tolerance on W, the three-ties rule, the 11-11 play: "open" or "blind", and
+        ``face_down``: cards may be played face down from trick 2 on, rules.py; a blind 11-11 hand
+        has no choices, so the option does not apply to it).
     log : callable
         Receives one progress line per subgame solve and per fixed-point round.
     capacities : callable
@@ -126,6 +128,12 @@ def check_params(params):
         raise ValueError(f"bad prune {prm['prune']!r}: allowed {PRUNE_MODES}")
     if prm["solver"] not in SOLVERS:
         raise ValueError(f"bad solver {prm['solver']!r}: allowed {SOLVERS}")
+    if prm["face_down"] is True and prm["solver"] == "forest":
+        raise ValueError("face_down: true needs solver: tabular or auto (the forest CFR has no "
+                         "covered cards yet)")
+    if not isinstance(prm["face_down"], bool):
+        raise ValueError(f"bad face_down {prm['face_down']!r}: allowed true or false (rules.py: cards "
+                         "played face down from the second trick on)")
     return prm
 
 
@@ -306,18 +314,22 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
     t0, c0 = time.perf_counter(), time.process_time()
     prune = None
     if in_row11(*s):
+        blind = s == (11, 11) and prm["eleven_eleven"] == "blind"
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                eleven=eleven_player(*s), three_ties=prm["three_ties"],
-                               blind=s == (11, 11) and prm["eleven_eleven"] == "blind")
+                               blind=blind, face_down=prm["face_down"] and not blind)
     else:  # the per-player rule only where the table certifies it (pruning.py)
         prune = prm["prune"]
         if prune == "player" and not player_prune_is_lossless(table, *s):
             prune = "min"
-        if prm["solver"] == "forest" or (prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS):
+        # the forest is built without covered cards (games/truco/forest.py): face-down trees are
+        # tabular (check_params refuses solver "forest" with face_down)
+        if prm["solver"] == "forest" or (prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS
+                                         and not prm["face_down"]):
             return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
-                               raise_caps=raise_caps(*s, prune))
+                               raise_caps=raise_caps(*s, prune), face_down=prm["face_down"])
     tree.set_utilities(table)
     warm = own
     if warm is None and neighbour is not None:
@@ -329,7 +341,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
     reach = reach_probabilities(tree.game, res.strategy)
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
-                   tree.infoset_key, tree.hands, t0, c0)
+                   tree.infoset_key, tree.hands, t0, c0, tree.face_down)
 
 
 def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0):
@@ -357,13 +369,13 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0):
 
 
 def _record(s, c, table, prune, caps, n_nodes, n_infosets, p_nobody, res, infoset_ptr,
-            infoset_key, hands, t0, c0):
+            infoset_key, hands, t0, c0, face_down=False):
     """The tuple ``_solve_one`` returns (its docstring)."""
     record = dict(value=res.value, nash_conv=res.nash_conv, exploitability=res.exploitability,
                   iterations=res.iterations, seconds=time.perf_counter() - t0,
                   cpu_seconds=time.process_time() - c0, utility=table.tolist(),
                   n_nodes=n_nodes, p_nobody=p_nobody, n_infosets=n_infosets, prune=prune,
-                  raise_caps=list(caps),
+                  raise_caps=list(caps), face_down=face_down,
                   max_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   arrays=dict(policy=res.strategy, infoset_ptr=infoset_ptr, infoset_key=infoset_key,
                               hands=hands))

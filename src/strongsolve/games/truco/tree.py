@@ -17,7 +17,10 @@ are those of rules.py (``HandState``), in three variants:
 Tree: the root is a chance node over deal pairs (mano's hand, pé's hand) weighted by their number
 of physical deals. Information sets are (player, own hand, public history): every played card is
 face up and raises are public, so the history is the sequence of played types with the raises and
-answers between them. Moves with one legal action (a card of one type left or two cards of one
+answers between them. With the face-down option (``face_down``, rules.py) each card from trick 2
+on may also be played face down, an action beside the face-up one (cards by type ascending, each
+face up then face down, then the raise); the history is then the player's own view: the public one
+with a card the opponent covered as "down", and the types of the cards the player covered. Moves with one legal action (a card of one type left or two cards of one
 type, and no raise open to the mover) are applied without a node. A node's depth is the number of
 public actions before it, so every node of an information set has one depth.
 
@@ -45,6 +48,11 @@ N_RAISE_OUTCOMES = 2 + 2 * N_LEVELS  # with raises: codes 1..11 (FOLD unused)
 MAX_NODES_PER_DEAL = 128  # about 1 + 2 + 3 + 9 + 18 + 36 at most; checked while building
 MAX_NODES_PER_DEAL_RAISES = 16384  # 14683 with six distinct types all tied, the largest of any
 # strength order of six cards (11248 on the abstract deck); checked while building
+# with face-down play (rules.py): every card from trick 2 on may also be covered, so fewer moves are
+# forced and each has twice the cards; the bounds below are checked while building too
+MAX_NODES_PER_DEAL_FACE_DOWN = 1024  # 554 at most (a hand of eleven; every pair of hands of six types)
+MAX_NODES_PER_DEAL_RAISES_FACE_DOWN = 262144  # 3984 at most with raise caps (1, 1), 12645 with
+# (2, 2), over every pair of hands of six types; the whole ladder was not enumerated
 # Raise history code: one base-RAISE_DIGITS digit per raise made (at most N_LEVELS - 1), the digit
 # 1 + ANSWERS * position + answer, position = cards played before the raise (0..5), answer 0 pending,
 # 1 accepted, 2 raised again; 0 for a raise not made.
@@ -100,13 +108,15 @@ def _share(hand, used, s):
 
 
 @njit
-def _trick(strengths, hand2, leader, lead, mover, s, r, nt, three_ties_mano):
-    """Play slot ``s`` of ``mover`` (the leader if ``lead < 0``). Updates the trick results ``r`` in
-    place; returns (leader, lead, nt, winner) with winner as in ``_hand_winner`` (-2: play on)."""
+def _trick(strengths, hand2, leader, lead, mover, s, down, r, nt, three_ties_mano):
+    """Play slot ``s`` of ``mover`` (the leader if ``lead < 0``), face down if ``down``. Updates the
+    trick results ``r`` in place; returns (leader, lead, nt, winner) with winner as in
+    ``_hand_winner`` (-2: play on). ``lead`` is the leader's slot, plus 3 if it was played face
+    down; a face-down card has strength -1 (rules.COVERED: it loses to any face-up card)."""
     if lead < 0:
-        return leader, s, nt, -2
-    a = strengths[hand2[leader, lead]]
-    b = strengths[hand2[mover, s]]
+        return leader, s + (3 if down else 0), nt, -2
+    a = -1 if lead >= 3 else strengths[hand2[leader, lead]]
+    b = -1 if down else strengths[hand2[mover, s]]
     res = 2 if a == b else (leader if a > b else mover)
     r[nt] = res
     nt += 1
@@ -139,23 +149,37 @@ def ladder_outcome(winner, level):
 
 
 @njit
-def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
+def _card_digits(t, n_types, down, face_down):
+    """History digits of a card of type ``t`` for (its player, the opponent): ``t + 1`` face up;
+    face down, ``n_types + 1 + t`` for its player (who knows the card) and 0 for the opponent (who
+    sees only that a card was covered). Without ``face_down`` the base is ``n_types + 1``."""
+    if down:
+        return n_types + 1 + t, 0
+    return t + 1, t + 1
+
+
+@njit
+def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top, face_down=False):
     """The raise tree; ``top[p]`` (int64[2]) is the ladder index up to which player p may raise:
     a raise from accepted level ``l`` to ``l + 1`` is open to p only while ``l < top[p]``
-    (``N_LEVELS - 1`` both: the whole ladder; pruning.py lowers it without changing values)."""
+    (``N_LEVELS - 1`` both: the whole ladder; pruning.py lowers it without changing values).
+    ``face_down``: from trick 2 on each card may also be played face down (rules.py); each node's
+    key is then its player's view of the history (``_card_digits``)."""
     n_pairs = pairs.shape[0]
     n_hands = hands.shape[0]
-    base = strengths.shape[0] + 1
+    n_types = strengths.shape[0]
+    base = 2 * n_types + 1 if face_down else n_types + 1
     cap = 1 + n_pairs * 64  # grown by doubling; a deal of 3 + 3 distinct types needs thousands
     (node_type, node_player, node_depth, outcome, first_child, n_child, child_prob_node,
      node_key) = _new_nodes(cap)
-    m = MAX_NODES_PER_DEAL_RAISES
+    m = MAX_NODES_PER_DEAL_RAISES_FACE_DOWN if face_down else MAX_NODES_PER_DEAL_RAISES
+    margin = 6 if face_down else 3  # room for one node's children past the check below
     q_used = np.zeros((m, 2), np.int64)
     q_leader = np.zeros(m, np.int64)
     q_lead = np.zeros(m, np.int64)
     q_res = np.zeros((m, 3), np.int64)
     q_nt = np.zeros(m, np.int64)
-    q_code = np.zeros(m, np.int64)  # played types, as in _build
+    q_code = np.zeros((m, 2), np.int64)  # played types as mano and pé see them, as in _build
     q_level = np.zeros(m, np.int64)  # accepted ladder index
     q_raiser = np.zeros(m, np.int64)  # who may raise next: -1 either, else the side that accepted
     q_pend = np.zeros(m, np.int64)  # the side that must answer a raise, -1 none
@@ -194,7 +218,8 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
         q_lead[0] = -1
         q_res[0, :] = 0
         q_nt[0] = 0
-        q_code[0] = 1
+        q_code[0, 0] = 1
+        q_code[0, 1] = 1
         q_level[0] = 0
         q_raiser[0] = -1
         q_pend[0] = -1
@@ -207,7 +232,8 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
                 li += 1
                 continue
             u = q_used[li].copy()
-            leader, lead, nt, code = q_leader[li], q_lead[li], q_nt[li], q_code[li]
+            leader, lead, nt = q_leader[li], q_lead[li], q_nt[li]
+            code = q_code[li].copy()
             level, raiser, pend, rcode = q_level[li], q_raiser[li], q_pend[li], q_rcode[li]
             r = q_res[li].copy()
             depth = node_depth[x]
@@ -222,15 +248,18 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
                 while True:
                     mover = leader if lead < 0 else 1 - leader
                     k = _actions(hand2[mover], u[mover], acts)
+                    if face_down and nt >= 1:
+                        k *= 2  # each card face up or face down
                     if k >= 2 or (level < top[mover] and (raiser < 0 or raiser == mover)):
                         break
                     s = acts[0]
-                    code = code * base + hand2[mover, s] + 1
+                    code[0] = code[0] * base + hand2[mover, s] + 1
+                    code[1] = code[1] * base + hand2[mover, s] + 1
                     depth += 1
                     played += 1
                     u[mover] |= 1 << s
-                    leader, lead, nt, w = _trick(strengths, hand2, leader, lead, mover, s, r, nt,
-                                                 three_ties_mano)
+                    leader, lead, nt, w = _trick(strengths, hand2, leader, lead, mover, s, False, r,
+                                                 nt, three_ties_mano)
                     if w != -2:
                         break
             node_depth[x] = depth
@@ -246,9 +275,11 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
                 n_act = k + (1 if level < top[player] and (raiser < 0 or raiser == player) else 0)
             node_type[x] = DECISION
             node_player[x] = player
-            node_key[x] = (code * N_RAISE_CODES + rcode) * (2 * n_hands) + pairs[d, player] * 2 + player
+            node_key[x] = ((code[player] * N_RAISE_CODES + rcode) * (2 * n_hands)
+                           + pairs[d, player] * 2 + player)
             first_child[x] = n_nodes
             n_child[x] = n_act
+            two = face_down and pend < 0 and nt >= 1  # each card type twice: face up, face down
             for j in range(n_act):
                 c = n_nodes + j
                 lc = c - offset
@@ -256,7 +287,8 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
                 node_type[c] = DECISION  # provisional, resolved when reached
                 outcome[c] = -1
                 q_used[lc] = u
-                q_leader[lc], q_lead[lc], q_nt[lc], q_code[lc] = leader, lead, nt, code
+                q_leader[lc], q_lead[lc], q_nt[lc] = leader, lead, nt
+                q_code[lc] = code
                 q_res[lc] = r
                 q_level[lc], q_raiser[lc], q_pend[lc], q_rcode[lc] = level, raiser, -1, rcode
                 if pend >= 0:
@@ -275,19 +307,23 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
                     q_rcode[lc] = rcode + (1 + ANSWERS * played) * pw[level]
                     q_pend[lc] = 1 - player
                 else:
-                    s = acts[j]
-                    q_code[lc] = code * base + hand2[player, s] + 1
+                    s = acts[j // 2] if two else acts[j]
+                    down = two and j % 2 == 1
+                    own, seen = _card_digits(hand2[player, s], n_types, down, face_down)
+                    q_code[lc, player] = code[player] * base + own
+                    q_code[lc, 1 - player] = code[1 - player] * base + seen
                     q_used[lc, player] = u[player] | (1 << s)
                     rr = r.copy()
                     q_leader[lc], q_lead[lc], q_nt[lc], wc = _trick(strengths, hand2, leader, lead,
-                                                                   player, s, rr, nt, three_ties_mano)
+                                                                   player, s, down, rr, nt,
+                                                                   three_ties_mano)
                     q_res[lc] = rr
                     if wc != -2:
                         node_type[c] = TERMINAL
                         outcome[c] = NOBODY if wc < 0 else ladder_outcome(wc, level)
             n_nodes += n_act
-            if n_nodes - offset > m - 3:
-                raise ValueError("a deal's tree outgrew MAX_NODES_PER_DEAL_RAISES")
+            if n_nodes - offset > m - margin:
+                raise ValueError("a deal's tree outgrew MAX_NODES_PER_DEAL_RAISES(_FACE_DOWN)")
             li += 1
     return (node_type[:n_nodes], node_player[:n_nodes], node_key[:n_nodes],
             node_depth[:n_nodes], outcome[:n_nodes], first_child[:n_nodes], n_child[:n_nodes],
@@ -295,29 +331,46 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top):
 
 
 @njit
-def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
+def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind, face_down=False):
+    """The tree without raises (module docstring); ``face_down`` as in ``_build_raises``."""
     n_pairs = pairs.shape[0]
-    cap = 1 + n_pairs * MAX_NODES_PER_DEAL
+    m = MAX_NODES_PER_DEAL_FACE_DOWN if face_down else MAX_NODES_PER_DEAL
+    margin = 5 if face_down else 3  # room for one node's children past the check below
+    # without face-down play every deal fits its share; with it the arrays grow by doubling
+    cap = 1 + n_pairs * (64 if face_down else MAX_NODES_PER_DEAL)
     (node_type, node_player, node_depth, outcome, first_child, n_child, child_prob_node,
      node_key) = _new_nodes(cap)
-    base = strengths.shape[0] + 1
+    n_types = strengths.shape[0]
+    base = 2 * n_types + 1 if face_down else n_types + 1
     n_hands = hands.shape[0]
     # per-deal queue of states, indexed by node id - offset
-    q_used0 = np.zeros(MAX_NODES_PER_DEAL, np.int64)
-    q_used1 = np.zeros(MAX_NODES_PER_DEAL, np.int64)
-    q_leader = np.zeros(MAX_NODES_PER_DEAL, np.int64)
-    q_lead = np.zeros(MAX_NODES_PER_DEAL, np.int64)
-    q_res = np.zeros((MAX_NODES_PER_DEAL, 3), np.int64)
-    q_nt = np.zeros(MAX_NODES_PER_DEAL, np.int64)
-    q_code = np.zeros(MAX_NODES_PER_DEAL, np.int64)
-    q_eleven = np.zeros(MAX_NODES_PER_DEAL, np.bool_)
+    q_used0 = np.zeros(m, np.int64)
+    q_used1 = np.zeros(m, np.int64)
+    q_leader = np.zeros(m, np.int64)
+    q_lead = np.zeros(m, np.int64)
+    q_res = np.zeros((m, 3), np.int64)
+    q_nt = np.zeros(m, np.int64)
+    q_code = np.zeros((m, 2), np.int64)  # the played types as mano and as pé see them
+    q_eleven = np.zeros(m, np.bool_)
     acts = np.zeros(3, np.int64)
     hand2 = np.zeros((2, 3), np.int64)
+    code = np.zeros(2, np.int64)
     node_type[0] = CHANCE
     first_child[0] = 1
     n_child[0] = n_pairs
     n_nodes = 1 + n_pairs
     for d in range(n_pairs):
+        if face_down and n_nodes + m > cap:
+            while n_nodes + m > cap:
+                cap *= 2
+            node_type = _grow(node_type, cap, 0)
+            node_player = _grow(node_player, cap, -1)
+            node_depth = _grow(node_depth, cap, 0)
+            outcome = _grow(outcome, cap, -1)
+            first_child = _grow(first_child, cap, 0)
+            n_child = _grow(n_child, cap, 0)
+            child_prob_node = _grow(child_prob_node, cap, 0.0)
+            node_key = _grow(node_key, cap, -1)
         root = 1 + d
         child_prob_node[root] = probs[d]
         node_depth[root] = 1
@@ -331,7 +384,7 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
         q_lead[0] = -1
         q_nt[0] = 0
         q_res[0, :] = 0
-        q_code[0] = 1
+        q_code[0, :] = 1
         q_eleven[0] = eleven >= 0
         node_type[root] = DECISION  # provisional until the state is resolved
         li = 0
@@ -356,7 +409,7 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
                 q_leader[li_c] = 0
                 q_lead[li_c] = -1
                 q_nt[li_c] = 0
-                q_code[li_c] = 1
+                q_code[li_c, :] = 1
                 q_eleven[li_c] = False
                 node_depth[c] = node_depth[x] + 1
                 outcome[c] = -1
@@ -369,24 +422,28 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
             else:
                 # collapse forced moves and resolve tricks until a choice or the end
                 u0, u1 = q_used0[li], q_used1[li]
-                leader, lead, nt, code = q_leader[li], q_lead[li], q_nt[li], q_code[li]
+                leader, lead, nt = q_leader[li], q_lead[li], q_nt[li]
+                code[0], code[1] = q_code[li, 0], q_code[li, 1]
                 r = q_res[li].copy()
                 depth = node_depth[x]
                 while True:
                     mover = leader if lead < 0 else 1 - leader
                     used = u0 if mover == 0 else u1
                     k = _actions(hand2[mover], used, acts)
+                    if face_down and not blind and nt >= 1:
+                        k *= 2  # each card face up or face down
                     if k >= 2:
                         break
                     s = acts[0]
-                    code = code * base + hand2[mover, s] + 1
+                    code[0] = code[0] * base + hand2[mover, s] + 1
+                    code[1] = code[1] * base + hand2[mover, s] + 1
                     depth += 1
                     if mover == 0:
                         u0 |= 1 << s
                     else:
                         u1 |= 1 << s
-                    leader, lead, nt, w = _trick(strengths, hand2, leader, lead, mover, s, r, nt,
-                                                 three_ties_mano)
+                    leader, lead, nt, w = _trick(strengths, hand2, leader, lead, mover, s, False, r,
+                                                 nt, three_ties_mano)
                     if w != -2:
                         k = 0
                         break
@@ -397,16 +454,18 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
                 else:
                     mover = leader if lead < 0 else 1 - leader
                     used = u0 if mover == 0 else u1
+                    two = face_down and not blind and nt >= 1  # each type face up, face down
                     if blind:  # the card is drawn from the hand: a chance node, no information set
                         node_type[x] = CHANCE
                     else:
                         node_type[x] = DECISION
                         node_player[x] = mover
-                        node_key[x] = code * (2 * n_hands) + pairs[d, mover] * 2 + mover
+                        node_key[x] = code[mover] * (2 * n_hands) + pairs[d, mover] * 2 + mover
                     first_child[x] = n_nodes
                     n_child[x] = k
                     for j in range(k):
-                        s = acts[j]
+                        s = acts[j // 2] if two else acts[j]
+                        down = two and j % 2 == 1
                         c = n_nodes + j
                         if blind:
                             child_prob_node[c] = _share(hand2[mover], used, s)
@@ -417,21 +476,23 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind):
                         else:
                             v1 |= 1 << s
                         node_depth[c] = depth + 1
-                        q_code[li_c] = code * base + hand2[mover, s] + 1
+                        own, seen = _card_digits(hand2[mover, s], n_types, down, face_down)
+                        q_code[li_c, mover] = code[mover] * base + own
+                        q_code[li_c, 1 - mover] = code[1 - mover] * base + seen
                         q_eleven[li_c] = False
                         outcome[c] = -1
                         node_type[c] = DECISION
                         q_used0[li_c], q_used1[li_c] = v0, v1
                         rr = r.copy()
                         q_leader[li_c], q_lead[li_c], q_nt[li_c], w = _trick(
-                            strengths, hand2, leader, lead, mover, s, rr, nt, three_ties_mano)
+                            strengths, hand2, leader, lead, mover, s, down, rr, nt, three_ties_mano)
                         q_res[li_c] = rr
                         if w != -2:
                             node_type[c] = TERMINAL
                             outcome[c] = MANO_WINS if w == 0 else (PE_WINS if w == 1 else NOBODY)
                     n_nodes += k
-            if n_nodes - offset > MAX_NODES_PER_DEAL - 3:
-                raise ValueError("a deal's tree outgrew MAX_NODES_PER_DEAL")
+            if n_nodes - offset > m - margin:
+                raise ValueError("a deal's tree outgrew MAX_NODES_PER_DEAL(_FACE_DOWN)")
             li += 1
     return (node_type[:n_nodes], node_player[:n_nodes], node_key[:n_nodes],
             node_depth[:n_nodes], outcome[:n_nodes], first_child[:n_nodes], n_child[:n_nodes],
@@ -484,7 +545,10 @@ class HandTree:
         ``hist * 2 * n_hands + hand * 2 + player``. Without raises ``hist`` is ``code``: 0 before the
         hand-of-eleven decision, else the played types in base ``n_types + 1`` (digits type + 1)
         after a leading 1. With raises ``hist = code * N_RAISE_CODES + raise code`` (module
-        constants). A blind tree has no information sets.
+        constants). A blind tree has no information sets. With ``face_down`` the base is
+        ``2 n_types + 1`` and ``code`` is the player's own view: a card played face up is digit
+        type + 1, one the player covered ``n_types + 1 + type`` (they know it), one the opponent
+        covered 0 (only the covering is public).
     hands : int64[H, 3]
         The hands (sorted types) indexed by the keys.
     eleven : int
@@ -497,6 +561,8 @@ class HandTree:
         Trick strength of each card type.
     raise_caps : (int, int)
         With raises, the ladder index up to which mano and pé may raise (``build_hand_tree``).
+    face_down : bool
+        Whether cards may be played face down from trick 2 on (rules.py).
     """
 
     game: TabularGame
@@ -509,6 +575,7 @@ class HandTree:
     blind: bool = False
     strengths: np.ndarray = None
     raise_caps: tuple = (N_LEVELS - 1, N_LEVELS - 1)
+    face_down: bool = False
 
     @property
     def outcome_points(self):
@@ -527,15 +594,25 @@ class HandTree:
         self.game.utility[term] = table[self.outcome[term]]
 
     def infoset_of(self, player, hand_index, history=()):
-        """Index of the information set of ``player`` holding hand ``hand_index`` after the public
-        ``history``: played types (ints) and, with raises, ``"raise"`` / ``"accept"``; ``None`` for
-        the hand-of-eleven decision. KeyError if absent, ValueError on a bad token."""
+        """Index of the information set of ``player`` holding hand ``hand_index`` after the
+        ``history`` as that player saw it: played types (ints) and, with raises, ``"raise"`` /
+        ``"accept"``; with ``face_down``, ``"down:<type>"`` for a card the player covered and
+        ``"down"`` for one the opponent covered. ``None`` for the hand-of-eleven decision. KeyError
+        if absent, ValueError on a bad token."""
+        base = 2 * self.n_types + 1 if self.face_down else self.n_types + 1
         if history is None:
             hist = 0
         else:
             code, rcode, nraise, played = 1, 0, 0, 0
             pending = False
             for t in history:
+                if isinstance(t, str) and t.split(":")[0] == "down":
+                    if not self.face_down:
+                        raise ValueError(f"bad history token {t!r}: this tree has no face-down play")
+                    own = t.split(":")[1:]
+                    code = code * base + (self.n_types + 1 + int(own[0]) if own else 0)
+                    played += 1
+                    continue
                 if t == "raise" or t == "accept":
                     if not self.raises:
                         raise ValueError(f"bad history token {t!r}: this tree has no raises")
@@ -549,7 +626,7 @@ class HandTree:
                         nraise += 1
                         pending = True
                 else:
-                    code = code * (self.n_types + 1) + int(t) + 1
+                    code = code * base + int(t) + 1
                     played += 1
             hist = code * N_RAISE_CODES + rcode if self.raises else code
         key = hist * 2 * len(self.hands) + hand_index * 2 + player
@@ -564,7 +641,7 @@ class HandTree:
 
 
 def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nobody", raises=False,
-                    blind=False, raise_caps=None):
+                    blind=False, raise_caps=None, face_down=False):
     """Build the tree of one hand.
 
     Parameters
@@ -590,6 +667,11 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
         With raises: the ladder index (0..4) up to which mano and pé may raise (a raise from
         accepted index ``l`` is open to a player while ``l`` is below their cap); ``None`` is the
         whole ladder (4, 4). ``pruning.raise_caps`` gives the caps that keep every value.
+    face_down : bool
+        From trick 2 on, each card may also be played face down (rules.py: it cannot win the
+        trick, two covered cards tie, the opponent does not see which card it was): an extra
+        action beside each card; information-set keys as in ``HandTree.infoset_key``. Not with
+        ``blind`` (nobody chooses a card). False builds exactly the trees of before the option.
 
     Returns
     -------
@@ -609,6 +691,8 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
         raise ValueError(f"eleven={eleven} allows neither raises nor blind play (a hand of eleven)")
     if raises and blind:
         raise ValueError("raises=True and blind=True: blind play is the 11-11 hand, which has no raises")
+    if face_down and blind:
+        raise ValueError("face_down=True and blind=True: in blind play nobody chooses a card to cover")
     strengths = np.ascontiguousarray(strengths, np.int64)
     hands = np.ascontiguousarray(hands, np.int64)
     pairs = np.ascontiguousarray(pairs, np.int64)
@@ -621,11 +705,18 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
                                    or not all(0 <= int(c) <= N_LEVELS - 1 for c in raise_caps)):
         raise ValueError(f"bad raise_caps {raise_caps!r}: two ladder indices 0..{N_LEVELS - 1} "
                          "(mano's, pé's), only with raises=True")
+    if face_down:  # the keys' largest value must fit int64 (a leading 1 and six digits)
+        biggest = (2 * len(strengths) + 1) ** 7 * (N_RAISE_CODES if raises else 1) * 2 * len(hands)
+        if biggest >= 2 ** 63:
+            raise ValueError(f"face_down with {len(strengths)} card types and {len(hands)} hands: "
+                             "information-set keys would overflow int64; use the abstract deck")
     if raises:
         top = np.array(raise_caps if raise_caps is not None else (N_LEVELS - 1,) * 2, np.int64)
-        built = _build_raises(strengths, hands, pairs, probs, three_ties == "mano", top)
+        built = _build_raises(strengths, hands, pairs, probs, three_ties == "mano", top,
+                              bool(face_down))
     else:
-        built = _build(strengths, hands, pairs, probs, eleven, three_ties == "mano", blind)
+        built = _build(strengths, hands, pairs, probs, eleven, three_ties == "mano", blind,
+                       bool(face_down))
     node_type, node_player, node_key, node_depth, outcome, first_child, n_child, prob_in = built
     # information sets numbered in key order
     dec = np.flatnonzero(node_key >= 0)
@@ -648,4 +739,5 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
     return HandTree(game=game, outcome=outcome.copy(), infoset_key=iset_key.copy(), hands=hands,
                     n_types=len(strengths), eleven=eleven, raises=bool(raises), blind=bool(blind),
                     strengths=strengths,
-                    raise_caps=tuple(int(c) for c in top) if raises else (N_LEVELS - 1,) * 2)
+                    raise_caps=tuple(int(c) for c in top) if raises else (N_LEVELS - 1,) * 2,
+                    face_down=bool(face_down))

@@ -241,6 +241,10 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
     root = deck_root(results, deck)
     decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
     rows = []
+    # spill folders of a killed job (the tier jobs run one at a time per grid: each needs the last)
+    for stale in Path(root).joinpath(*GRID).glob(".spill-*"):
+        log(f"tier {name}: removing {stale}, left by a killed job")
+        shutil.rmtree(stale, ignore_errors=True)
     for group in tier_groups(name):
         if min(min(s) for s in group) < min_score:
             continue

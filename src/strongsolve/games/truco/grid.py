@@ -24,6 +24,7 @@ Run as ``python -m strongsolve.games.truco.grid tier --tier t1 ...`` (one Snakem
 import argparse
 import json
 import re
+import shutil
 import sys
 import tempfile
 from dataclasses import dataclass

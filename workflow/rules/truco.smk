@@ -30,7 +30,7 @@ TRUCO_PARAMS = json.dumps({k: TRUCO[k] for k in ("target_nash_conv", "max_iterat
 # (truco.scores), so the 11 row already solved is not re-solved when either changes
 TRUCO_GRID_PARAMS = json.dumps({**json.loads(TRUCO_PARAMS), "solver": TRUCO["solver"],
                                 **{k: v for k, v in (TRUCO["scores"] or {}).items()
-                                   if k in ("target_nash_conv", "max_iterations")}})
+                                   if k in ("target_nash_conv", "max_iterations") and v is not None}})
 TRUCO_GROUPS = [str(x) for x in range(11, -1, -1)]
 TRUCO_DECK = deck_from_config(TRUCO["deck"])
 TRUCO_DECK_JSON = json.dumps(TRUCO["deck"])

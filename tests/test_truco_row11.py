@@ -47,8 +47,11 @@ def tiny_capacities(c):
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     root = tmp_path_factory.mktemp("truco_results")
-    for x in GROUPS:  # the last group through two worker processes
-        solve_group(x, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7, workers=1 + (x == 8)),
+    # two worker processes: one score per worker (8-11 / 11-8) and one score's classes split in two
+    # (11-11)
+    for x in GROUPS:
+        solve_group(x, root, dict(target_nash_conv=1e-6, fixed_point_tol=1e-7,
+                                  workers=1 + (x in (8, 11))),
                     log=lambda m: None, capacities=tiny_capacities)
     return root
 

@@ -188,10 +188,13 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
             if prm["workers"] > 1 else None)
     try:
         for rnd in range(prm["max_fixed_point_rounds"]):
-            # one chain per score: its classes in turn, each warm-started from the last round's
-            # accumulators or, in the first round, from the previous class's regrets
-            jobs = [(s, decks, hand_utility_table(*s, W), prm, {c: accum.get((s, c)) for c in decks},
-                     rnd == 0, spill_dir) for s in scores]
+            # chains of one score's classes in turn, each warm-started from the last round's
+            # accumulators or, in the first round, from the previous class's regrets; a score's
+            # classes split into several chains when there are more workers than scores (a one-score
+            # group would leave workers idle)
+            jobs = [(s, {c: decks[c] for c in part}, hand_utility_table(*s, W), prm,
+                     {c: accum.get((s, c)) for c in part}, rnd == 0, spill_dir)
+                    for s in scores for part in _split(classes, prm["workers"] // len(scores))]
             done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
             for chain in done:
                 for s, c, r, acc in chain:
@@ -256,6 +259,12 @@ def _transfer(src_key, src_ptr, src_regret, dst_key, dst_ptr, out):
         if j < src_key.shape[0] and src_key[j] == dst_key[i]:
             for a in range(dst_ptr[i + 1] - dst_ptr[i]):
                 out[dst_ptr[i] + a] = src_regret[src_ptr[j] + a]
+
+
+def _split(items, parts):
+    """``items`` in ``max(1, parts)`` contiguous runs of near-equal length (none empty)."""
+    parts = max(1, min(parts, len(items)))
+    return [items[i * len(items) // parts:(i + 1) * len(items) // parts] for i in range(parts)]
 
 
 def _solve_chain(job):

@@ -135,10 +135,50 @@ def _new_nodes(cap):
 
 
 @njit
-def _grow(a, n, fill):
-    b = np.full(n, fill, a.dtype)
-    b[:a.shape[0]] = a
-    return b
+def _with_room(nodes, need):
+    """The arrays ``nodes`` of ``_new_nodes`` holding at least ``need`` nodes: themselves if they
+    do, else copies with the capacity doubled until they do (new slots as ``_new_nodes`` sets
+    them)."""
+    cap = nodes[0].shape[0]
+    if need <= cap:
+        return nodes
+    while need > cap:
+        cap *= 2
+    grown = _new_nodes(cap)
+    n = nodes[0].shape[0]
+    grown[0][:n] = nodes[0]
+    grown[1][:n] = nodes[1]
+    grown[2][:n] = nodes[2]
+    grown[3][:n] = nodes[3]
+    grown[4][:n] = nodes[4]
+    grown[5][:n] = nodes[5]
+    grown[6][:n] = nodes[6]
+    grown[7][:n] = nodes[7]
+    return grown
+
+
+@njit
+def _trimmed(nodes, n):
+    """The first ``n`` entries of the arrays ``nodes`` of ``_new_nodes``, in the order the builders
+    return them: type, player, key, depth, outcome, first child, number of children, probability
+    of the edge in."""
+    node_type, node_player, node_depth, outcome, first_child, n_child, child_prob, node_key = nodes
+    return (node_type[:n], node_player[:n], node_key[:n], node_depth[:n], outcome[:n],
+            first_child[:n], n_child[:n], child_prob[:n])
+
+
+@njit
+def _start_deal(d, probs, hands, pairs, node_depth, child_prob_node, hand2):
+    """Set deal ``d``'s root, node ``1 + d`` under the chance root: depth 1, probability
+    ``probs[d]``; write the deal's hands (mano's, pé's) into ``hand2`` (int64[2, 3]). Returns the
+    root."""
+    root = 1 + d
+    child_prob_node[root] = probs[d]
+    node_depth[root] = 1
+    for p in range(2):
+        for s in range(3):
+            hand2[p, s] = hands[pairs[d, p], s]
+    return root
 
 
 @njit
@@ -194,23 +234,10 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top, face_dow
     n_child[0] = n_pairs
     n_nodes = 1 + n_pairs
     for d in range(n_pairs):
-        if n_nodes + m > cap:
-            while n_nodes + m > cap:
-                cap *= 2
-            node_type = _grow(node_type, cap, 0)
-            node_player = _grow(node_player, cap, -1)
-            node_depth = _grow(node_depth, cap, 0)
-            outcome = _grow(outcome, cap, -1)
-            first_child = _grow(first_child, cap, 0)
-            n_child = _grow(n_child, cap, 0)
-            child_prob_node = _grow(child_prob_node, cap, 0.0)
-            node_key = _grow(node_key, cap, -1)
-        root = 1 + d
-        child_prob_node[root] = probs[d]
-        node_depth[root] = 1
-        for p in range(2):
-            for s in range(3):
-                hand2[p, s] = hands[pairs[d, p], s]
+        (node_type, node_player, node_depth, outcome, first_child, n_child, child_prob_node,
+         node_key) = _with_room((node_type, node_player, node_depth, outcome, first_child, n_child,
+                                 child_prob_node, node_key), n_nodes + m)
+        root = _start_deal(d, probs, hands, pairs, node_depth, child_prob_node, hand2)
         offset = n_nodes - 1
         q_used[0, 0] = 0
         q_used[0, 1] = 0
@@ -325,9 +352,8 @@ def _build_raises(strengths, hands, pairs, probs, three_ties_mano, top, face_dow
             if n_nodes - offset > m - margin:
                 raise ValueError("a deal's tree outgrew MAX_NODES_PER_DEAL_RAISES(_FACE_DOWN)")
             li += 1
-    return (node_type[:n_nodes], node_player[:n_nodes], node_key[:n_nodes],
-            node_depth[:n_nodes], outcome[:n_nodes], first_child[:n_nodes], n_child[:n_nodes],
-            child_prob_node[:n_nodes])
+    return _trimmed((node_type, node_player, node_depth, outcome, first_child, n_child,
+                     child_prob_node, node_key), n_nodes)
 
 
 @njit
@@ -360,23 +386,11 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind, face_
     n_child[0] = n_pairs
     n_nodes = 1 + n_pairs
     for d in range(n_pairs):
-        if face_down and n_nodes + m > cap:
-            while n_nodes + m > cap:
-                cap *= 2
-            node_type = _grow(node_type, cap, 0)
-            node_player = _grow(node_player, cap, -1)
-            node_depth = _grow(node_depth, cap, 0)
-            outcome = _grow(outcome, cap, -1)
-            first_child = _grow(first_child, cap, 0)
-            n_child = _grow(n_child, cap, 0)
-            child_prob_node = _grow(child_prob_node, cap, 0.0)
-            node_key = _grow(node_key, cap, -1)
-        root = 1 + d
-        child_prob_node[root] = probs[d]
-        node_depth[root] = 1
-        for p in range(2):
-            for s in range(3):
-                hand2[p, s] = hands[pairs[d, p], s]
+        if face_down:  # without it the arrays were made large enough
+            (node_type, node_player, node_depth, outcome, first_child, n_child, child_prob_node,
+             node_key) = _with_room((node_type, node_player, node_depth, outcome, first_child,
+                                     n_child, child_prob_node, node_key), n_nodes + m)
+        root = _start_deal(d, probs, hands, pairs, node_depth, child_prob_node, hand2)
         offset = n_nodes - 1  # node x > root sits at local slot x - offset; the root at slot 0
         q_used0[0] = 0
         q_used1[0] = 0
@@ -494,9 +508,8 @@ def _build(strengths, hands, pairs, probs, eleven, three_ties_mano, blind, face_
             if n_nodes - offset > m - margin:
                 raise ValueError("a deal's tree outgrew MAX_NODES_PER_DEAL(_FACE_DOWN)")
             li += 1
-    return (node_type[:n_nodes], node_player[:n_nodes], node_key[:n_nodes],
-            node_depth[:n_nodes], outcome[:n_nodes], first_child[:n_nodes], n_child[:n_nodes],
-            child_prob_node[:n_nodes])
+    return _trimmed((node_type, node_player, node_depth, outcome, first_child, n_child,
+                     child_prob_node, node_key), n_nodes)
 
 
 def outcome_points(eleven=-1, raises=False):

@@ -19,7 +19,7 @@ import numpy as np
 from ...kernels.cfr import DECISION, TERMINAL
 from ...kernels.forest_cfr import PLAYER_BIT, make_forest
 from ...kernels.options import njit
-from .tree import N_LEVELS, N_RAISE_OUTCOMES, _build_raises
+from .tree import N_LEVELS, N_RAISE_OUTCOMES, _build_raises, deal_arrays
 
 
 def _deal_groups(pairs, player):
@@ -97,15 +97,9 @@ def build_raise_forest(strengths, hands, pairs, weights, three_ties="nobody", ra
     if raise_caps is not None and (len(raise_caps) != 2
                                    or not all(0 <= int(c) <= N_LEVELS - 1 for c in raise_caps)):
         raise ValueError(f"bad raise_caps {raise_caps!r}: two ladder indices 0..{N_LEVELS - 1}")
-    strengths = np.ascontiguousarray(strengths, np.int64)
-    hands = np.ascontiguousarray(hands, np.int64)
-    pairs = np.ascontiguousarray(pairs, np.int64)
-    weights = np.asarray(weights, np.float64)
-    if hands.ndim != 2 or hands.shape[1] != 3 or pairs.ndim != 2 or pairs.shape[1] != 2 \
-            or len(weights) != len(pairs) or np.any(weights <= 0):
-        raise ValueError("hands must be (H, 3), pairs (P, 2), weights (P,) positive")
+    strengths, hands, pairs, probs = deal_arrays(strengths, hands, pairs, weights)
     order = np.argsort(pairs[:, 0], kind="stable")
-    pairs, probs = pairs[order], (weights / weights.sum())[order]
+    pairs, probs = pairs[order], probs[order]
     top = np.array(raise_caps if raise_caps is not None else (N_LEVELS - 1,) * 2, np.int64)
     mano = three_ties == "mano"
     n_hands = len(hands)

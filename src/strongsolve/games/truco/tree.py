@@ -653,6 +653,38 @@ class HandTree:
         self._sorted_keys = self.infoset_key[self._key_order]
 
 
+def deal_arrays(strengths, hands, pairs, weights):
+    """The deals of ``build_hand_tree`` as the builders take them.
+
+    Parameters
+    ----------
+    strengths, hands, pairs, weights
+        As in ``build_hand_tree``: (T,), (H, 3), (P, 2) ints and (P,) positive weights.
+
+    Returns
+    -------
+    strengths : int64[T]
+    hands : int64[H, 3]
+    pairs : int64[P, 2]
+        The first three, contiguous.
+    probs : float64[P]
+        The weights normalised to sum 1.
+
+    Raises
+    ------
+    ValueError
+        If a shape is wrong or a weight is not positive.
+    """
+    strengths = np.ascontiguousarray(strengths, np.int64)
+    hands = np.ascontiguousarray(hands, np.int64)
+    pairs = np.ascontiguousarray(pairs, np.int64)
+    weights = np.asarray(weights, np.float64)
+    if hands.ndim != 2 or hands.shape[1] != 3 or pairs.ndim != 2 or pairs.shape[1] != 2 \
+            or len(weights) != len(pairs) or np.any(weights <= 0):
+        raise ValueError("hands must be (H, 3), pairs (P, 2), weights (P,) positive")
+    return strengths, hands, pairs, weights / weights.sum()
+
+
 def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nobody", raises=False,
                     blind=False, raise_caps=None, face_down=False):
     """Build the tree of one hand.
@@ -706,14 +738,7 @@ def build_hand_tree(strengths, hands, pairs, weights, eleven=-1, three_ties="nob
         raise ValueError("raises=True and blind=True: blind play is the 11-11 hand, which has no raises")
     if face_down and blind:
         raise ValueError("face_down=True and blind=True: in blind play nobody chooses a card to cover")
-    strengths = np.ascontiguousarray(strengths, np.int64)
-    hands = np.ascontiguousarray(hands, np.int64)
-    pairs = np.ascontiguousarray(pairs, np.int64)
-    weights = np.asarray(weights, np.float64)
-    if hands.ndim != 2 or hands.shape[1] != 3 or pairs.ndim != 2 or pairs.shape[1] != 2 \
-            or len(weights) != len(pairs) or np.any(weights <= 0):
-        raise ValueError("hands must be (H, 3), pairs (P, 2), weights (P,) positive")
-    probs = weights / weights.sum()
+    strengths, hands, pairs, probs = deal_arrays(strengths, hands, pairs, weights)
     if raise_caps is not None and (not raises or len(raise_caps) != 2
                                    or not all(0 <= int(c) <= N_LEVELS - 1 for c in raise_caps)):
         raise ValueError(f"bad raise_caps {raise_caps!r}: two ladder indices 0..{N_LEVELS - 1} "

@@ -23,9 +23,10 @@ utility (the sum of both players' gains from deviating), ``exploitability = nash
 import time
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
-from .options import njit
+from .options import njit, njit_parallel
 
 TERMINAL, CHANCE, DECISION = 0, 1, 2
 
@@ -93,9 +94,25 @@ class TabularGame:
             raise ValueError("terminal nodes must have no children")
 
 
-@njit
-def _current_strategy(regret, infoset_ptr, out):
-    for i in range(infoset_ptr.shape[0] - 1):
+# The per-slot arithmetic of DCFR, shared with kernels/forest_cfr.py so that both solvers compute
+# the same bits. The loops over information sets are ``prange``: a serial compile runs them as
+# ``range``, a parallel one (the forest's large games) splits them over threads.
+
+
+def _regret_matching_py(regret, infoset_ptr, out):
+    """Regret matching at every information set.
+
+    Parameters
+    ----------
+    regret : float64[M]
+        Cumulative regret of each action slot.
+    infoset_ptr : int64[I+1]
+        Slots of information set ``i`` are ``infoset_ptr[i]:infoset_ptr[i+1]``.
+    out : float64[M]
+        Receives the current strategy: each slot's positive regret over its set's sum of positive
+        regrets, uniform over the set where none is positive (Hart and Mas-Colell 2000).
+    """
+    for i in numba.prange(infoset_ptr.shape[0] - 1):
         lo, hi = infoset_ptr[i], infoset_ptr[i + 1]
         s = 0.0
         for k in range(lo, hi):
@@ -103,6 +120,59 @@ def _current_strategy(regret, infoset_ptr, out):
                 s += regret[k]
         for k in range(lo, hi):
             out[k] = (regret[k] / s if regret[k] > 0.0 else 0.0) if s > 0.0 else 1.0 / (hi - lo)
+
+
+regret_matching = njit(_regret_matching_py)
+regret_matching_parallel = njit_parallel(_regret_matching_py)
+
+
+def _normalise_sums_py(strat_sum, infoset_ptr, out):
+    """The average strategy from the strategy sums.
+
+    Parameters
+    ----------
+    strat_sum : float64[M]
+        Reach-weighted strategy sums of each action slot.
+    infoset_ptr : int64[I+1]
+        As in ``regret_matching``.
+    out : float64[M]
+        Receives each slot's sum over its information set's total, uniform where the total is 0
+        (a set never reached).
+    """
+    for i in numba.prange(infoset_ptr.shape[0] - 1):
+        lo, hi = infoset_ptr[i], infoset_ptr[i + 1]
+        s = 0.0
+        for k in range(lo, hi):
+            s += strat_sum[k]
+        for k in range(lo, hi):
+            out[k] = strat_sum[k] / s if s > 0.0 else 1.0 / (hi - lo)
+
+
+normalise_sums = njit(_normalise_sums_py)
+normalise_sums_parallel = njit_parallel(_normalise_sums_py)
+
+
+@njit
+def dcfr_weights(t, alpha, beta, gamma):
+    """DCFR's discounts at iteration ``t`` (float, from 1; Brown and Sandholm 2019): the factors
+    (pos, neg, avg) of positive regrets, negative regrets and the strategy sum."""
+    pos = t ** alpha / (t ** alpha + 1.0)
+    neg = t ** beta / (t ** beta + 1.0)
+    avg = (t / (t + 1.0)) ** gamma
+    return pos, neg, avg
+
+
+@njit
+def discount_and_add(regret, strat_sum, lo, hi, regret_new, strat_new, new_lo, pos, neg, avg):
+    """One information set's DCFR update of slots ``lo:hi`` of ``regret`` and ``strat_sum``
+    (float64[M], in place): regrets scaled by ``pos`` if positive else ``neg``, the sums by ``avg``,
+    then the iteration's ``regret_new`` / ``strat_new`` from slot ``new_lo`` on added."""
+    for k in range(lo, hi):
+        j = new_lo + k - lo
+        r = regret[k]
+        r *= pos if r > 0.0 else neg
+        regret[k] = r + regret_new[j]
+        strat_sum[k] = strat_sum[k] * avg + strat_new[j]
 
 
 @njit
@@ -179,12 +249,9 @@ def _dcfr_iterations(node_type, node_player, node_infoset, child_ptr, child, chi
     strat_new = np.empty(m)
     n_is = infoset_ptr.shape[0] - 1
     for it in range(iters):
-        t = float(t0 + it + 1)
-        pos = t ** alpha / (t ** alpha + 1.0)
-        neg = t ** beta / (t ** beta + 1.0)
-        avg = (t / (t + 1.0)) ** gamma
+        pos, neg, avg = dcfr_weights(float(t0 + it + 1), alpha, beta, gamma)
         for p in range(2):
-            _current_strategy(regret, infoset_ptr, strategy)
+            regret_matching(regret, infoset_ptr, strategy)
             _reach(node_type, node_player, node_infoset, child_ptr, child, child_prob, infoset_ptr,
                    strategy, p, reach_other, reach_own)
             regret_new[:] = 0.0
@@ -193,24 +260,9 @@ def _dcfr_iterations(node_type, node_player, node_infoset, child_ptr, child, chi
                                 utility, infoset_ptr, strategy, p, reach_other, reach_own, value,
                                 regret_new, strat_new)
             for i in range(n_is):
-                if infoset_player[i] != p:
-                    continue
-                for k in range(infoset_ptr[i], infoset_ptr[i + 1]):
-                    r = regret[k]
-                    r *= pos if r > 0.0 else neg
-                    regret[k] = r + regret_new[k]
-                    strat_sum[k] = strat_sum[k] * avg + strat_new[k]
-
-
-@njit
-def _normalise(strat_sum, infoset_ptr, out):
-    for i in range(infoset_ptr.shape[0] - 1):
-        lo, hi = infoset_ptr[i], infoset_ptr[i + 1]
-        s = 0.0
-        for k in range(lo, hi):
-            s += strat_sum[k]
-        for k in range(lo, hi):
-            out[k] = strat_sum[k] / s if s > 0.0 else 1.0 / (hi - lo)
+                if infoset_player[i] == p:
+                    discount_and_add(regret, strat_sum, infoset_ptr[i], infoset_ptr[i + 1],
+                                     regret_new, strat_new, infoset_ptr[i], pos, neg, avg)
 
 
 @njit
@@ -314,7 +366,7 @@ def reach_probabilities(game, strategy):
 def average_strategy(game, strat_sum):
     """float64[M]: the normalised average strategy (uniform where an information set was never reached)."""
     out = np.empty_like(strat_sum)
-    _normalise(strat_sum, game.infoset_ptr, out)
+    normalise_sums(strat_sum, game.infoset_ptr, out)
     return out
 
 

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from .cfr import CFRResult
+from .cfr import (CFRResult, dcfr_weights, discount_and_add, normalise_sums, normalise_sums_parallel,
+                  regret_matching, regret_matching_parallel)
 from .options import njit, njit_parallel
 
 PLAYER_BIT = 1 << 30  # node_code of a decision node of player 1: information set + PLAYER_BIT
@@ -215,22 +216,6 @@ def _local_slots(player, hand, infoset_ptr, n_hands):
 # ---------------------------------------------------------------- DCFR
 
 
-def _current_strategy_py(regret, infoset_ptr, strategy):
-    """Regret matching at every information set, as ``kernels.cfr._current_strategy``."""
-    for i in numba.prange(infoset_ptr.shape[0] - 1):
-        lo, hi = infoset_ptr[i], infoset_ptr[i + 1]
-        s = 0.0
-        for k in range(lo, hi):
-            if regret[k] > 0.0:
-                s += regret[k]
-        for k in range(lo, hi):
-            strategy[k] = (regret[k] / s if regret[k] > 0.0 else 0.0) if s > 0.0 else 1.0 / (hi - lo)
-
-
-_current_strategy = njit_parallel(_current_strategy_py)
-_current_strategy_serial = njit(_current_strategy_py)
-
-
 @njit
 def _update_deal(code, b, n, prob, infoset_ptr, infoset_local, utility, strategy, p, ro, rw, val,
                  regret_new, strat_new, root_new):
@@ -328,12 +313,8 @@ def _update_player_py(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset
                 if done[base]:
                     continue
                 done[base] = True
-                lo = infoset_ptr[c]
-                for a in range(infoset_ptr[c + 1] - lo):
-                    r = regret[lo + a]
-                    r *= pos if r > 0.0 else neg
-                    regret[lo + a] = r + regret_new[base + a]
-                    strat_sum[lo + a] = strat_sum[lo + a] * avg + strat_new[base + a]
+                discount_and_add(regret, strat_sum, infoset_ptr[c], infoset_ptr[c + 1], regret_new,
+                                 strat_new, base, pos, neg, avg)
 
 
 _update_player = njit_parallel(_update_player_py)
@@ -346,18 +327,15 @@ def _dcfr_loop(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr, i
                gamma, parallel):
     """All iterations in one compiled call (a small game's iteration takes microseconds)."""
     for it in range(iters):
-        t = float(t0 + it + 1)
-        pos = t ** alpha / (t ** alpha + 1.0)
-        neg = t ** beta / (t ** beta + 1.0)
-        avg = (t / (t + 1.0)) ** gamma
+        pos, neg, avg = dcfr_weights(float(t0 + it + 1), alpha, beta, gamma)
         for p in range(2):
             if parallel:
-                _current_strategy(regret, infoset_ptr, strategy)
+                regret_matching_parallel(regret, infoset_ptr, strategy)
                 _update_player(code, deal_start, deal_prob, hand_ptr, hand_deals, infoset_ptr,
                                infoset_local, group_slots, utility, strategy, p, regret, strat_sum,
                                scratch, pos, neg, avg)
             else:
-                _current_strategy_serial(regret, infoset_ptr, strategy)
+                regret_matching(regret, infoset_ptr, strategy)
                 _update_player_serial(code, deal_start, deal_prob, hand_ptr, hand_deals,
                                       infoset_ptr, infoset_local, group_slots, utility, strategy, p,
                                       regret, strat_sum, scratch, pos, neg, avg)
@@ -398,24 +376,11 @@ def dcfr_iterations(forest, regret, strat_sum, strategy, t0, iters, alpha=1.5, b
                    t0, iters, alpha, beta, gamma, parallel)
 
 
-def _normalise_py(strat_sum, infoset_ptr, out):
-    for i in numba.prange(infoset_ptr.shape[0] - 1):
-        lo, hi = infoset_ptr[i], infoset_ptr[i + 1]
-        s = 0.0
-        for k in range(lo, hi):
-            s += strat_sum[k]
-        for k in range(lo, hi):
-            out[k] = strat_sum[k] / s if s > 0.0 else 1.0 / (hi - lo)
-
-
-_normalise = njit_parallel(_normalise_py)
-_normalise_serial = njit(_normalise_py)
-
-
 def average_strategy(forest, strat_sum, out=None):
     """float64[M]: the normalised average strategy (uniform where never reached), in ``out`` if given."""
     out = np.empty_like(strat_sum) if out is None else out
-    (_normalise if _parallel(forest) else _normalise_serial)(strat_sum, forest.infoset_ptr, out)
+    normalise = normalise_sums_parallel if _parallel(forest) else normalise_sums
+    normalise(strat_sum, forest.infoset_ptr, out)
     return out
 
 

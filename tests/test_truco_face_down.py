@@ -4,7 +4,6 @@ tests/naive.py, which replays every line of play from the start and builds infor
 (player, own cards, the actions as that player saw them: an opponent's covered card is 'down').
 """
 
-import hashlib
 import random
 
 import numpy as np
@@ -18,6 +17,7 @@ from strongsolve.games.truco.tree import (FOLD, MANO_WINS, NOBODY, PE_WINS, buil
 from strongsolve.kernels.cfr import DECISION, TERMINAL, solve
 
 import naive
+from tree_digest import tree_digest
 
 VIRA = "7c"  # the manilhas are the queens
 DECK6 = ["Qc", "Qd", "7d", "7s", "Ad", "As"]  # two manilhas, two tied pairs
@@ -194,15 +194,6 @@ def test_information_sets_hide_the_covered_card_from_the_opponent_only():
         off.infoset_of(1, h_pe, [qc, qd, "down"])
 
 
-def _digest(tree):
-    g = tree.game
-    h = hashlib.sha256()
-    for a in (g.node_type, g.node_player, g.node_infoset, g.child_ptr, g.child, g.child_prob,
-              g.infoset_ptr, g.node_depth, tree.outcome, tree.infoset_key):
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()[:16]
-
-
 # digests of trees built by the code before the option (commit bd762e1), on the deals of the first
 # 12 mano hands of vira class 4
 @pytest.mark.parametrize("raises,caps,eleven,digest", [
@@ -216,7 +207,7 @@ def test_face_down_off_builds_the_trees_of_before(raises, caps, eleven, digest):
     keep = pairs[:, 0] < 12
     tree = build_hand_tree(np.arange(R.N_STRENGTHS), np.array(hands), pairs[keep], weights[keep],
                            eleven=eleven, raises=raises, raise_caps=caps, face_down=False)
-    assert _digest(tree) == digest
+    assert tree_digest(tree) == digest
 
 
 def test_bad_combinations():

@@ -5,7 +5,6 @@ physical rules engine (rules.HandState) and the plain reference of tests/naive.p
 trees, which have no raises, pinned to what they were before the ladder was added.
 """
 
-import hashlib
 import random
 
 import numpy as np
@@ -19,6 +18,7 @@ from strongsolve.games.truco.tree import (MAX_NODES_PER_DEAL_RAISES, NOBODY, N_R
 from strongsolve.kernels.cfr import DECISION, TERMINAL, evaluate, solve
 
 import naive
+from tree_digest import tree_digest
 
 VIRA = "7c"  # the manilhas are the queens (pagat)
 DECK6 = ["Qc", "Qd", "7d", "7s", "Ad", "As"]  # two manilhas, two tied pairs
@@ -174,15 +174,6 @@ def test_random_paths_follow_the_rules():
     assert {int(o) for o in tree.outcome[tree.outcome >= 0]} >= set(range(1, N_RAISE_OUTCOMES)) - {NOBODY}
 
 
-def _digest(tree):
-    g = tree.game
-    h = hashlib.sha256()
-    for a in (g.node_type, g.node_player, g.node_infoset, g.child_ptr, g.child, g.child_prob,
-              g.infoset_ptr, g.node_depth, tree.outcome, tree.infoset_key):
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()[:16]
-
-
 @pytest.mark.parametrize("eleven,counts,digest", [
     (-1, (6520795, 156848, 317436), "5aa4b72433394563"),
     (0, (6801031, 157251, 318242), "96ef2ad43eeeaad0"),
@@ -194,7 +185,7 @@ def test_row11_trees_unchanged(eleven, counts, digest):
     tree = build_hand_tree(np.arange(R.N_STRENGTHS), np.array(hands), pairs, weights, eleven=eleven)
     g = tree.game
     assert (g.n_nodes, g.n_infosets, int(g.infoset_ptr[-1])) == counts
-    assert _digest(tree) == digest
+    assert tree_digest(tree) == digest
     with pytest.raises(ValueError, match="hand of eleven"):
         outcome_points(eleven=0, raises=True)
     with pytest.raises(ValueError, match="eleven=0"):

@@ -11,9 +11,7 @@ bytes and the in-memory solver's 122, and the projected peak of every tier (size
     nice .venv/bin/python bench/truco_forest.py --tier 1 --hands 40 --threads 1 --compare-tabular
 """
 
-import argparse
 import json
-import resource
 import time
 
 import numba
@@ -27,19 +25,13 @@ from strongsolve.games.truco.tree import build_hand_tree
 from strongsolve.kernels import cfr
 from strongsolve.kernels import forest_cfr as fc
 
+from truco_subgame import peak_mib, subgame_parser
+
 TABULAR_BYTES_PER_NODE = 122  # bench/truco_memory.py --tier 1 --hands 60 (bench/RECORD.md)
 
 
-def peak_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tier", type=int, default=1)
-    ap.add_argument("--vira-class", type=int, default=0)
-    ap.add_argument("--hands", type=int, default=None, help="deals of the first N mano hands (all)")
-    ap.add_argument("--iterations", type=int, default=5)
+    ap = subgame_parser(None, "deals of the first N mano hands (all)", 5)
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--compare-tabular", action="store_true",
                     help="also time kernels/cfr.py's iterations and evaluation on the same tree "

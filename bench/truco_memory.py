@@ -8,9 +8,7 @@ bytes per node those give, beside games/truco/sizes.py's array-by-array estimate
     .venv/bin/python bench/truco_memory.py --tier 1 --vira-class 0 --hands 60
 """
 
-import argparse
 import json
-import resource
 import time
 
 import numpy as np
@@ -21,18 +19,11 @@ from strongsolve.games.truco.sizes import solver_bytes
 from strongsolve.games.truco.tree import build_hand_tree
 from strongsolve.kernels.cfr import solve
 
-
-def peak_mib():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from truco_subgame import peak_mib, subgame_parser
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--tier", type=int, default=1)
-    ap.add_argument("--vira-class", type=int, default=0)
-    ap.add_argument("--hands", type=int, default=60, help="deals of the first N mano hands")
-    ap.add_argument("--iterations", type=int, default=10)
-    args = ap.parse_args()
+    args = subgame_parser(60, "deals of the first N mano hands", 10).parse_args()
     hands, pairs, weights = ab.deal_pairs(ab.class_capacities(args.vira_class))
     keep = pairs[:, 0] < args.hands
     # compile on a few deals first, so that the peaks below are the workload's

@@ -43,6 +43,15 @@ def read_result(path):
                               f"`{rerun_command(path)}`") from None
 
 
+def _documents(paths):
+    """``(path, read_result(path))`` for each of ``paths`` that is a file, in order: the files of
+    targets a run did not ask for do not exist and are left out. ResultReadError as
+    :func:`read_result`."""
+    for path in map(Path, paths):
+        if path.is_file():
+            yield path, read_result(path)
+
+
 def g2048_lines(run_dir):
     """The 2048 headline of a run directory.
 
@@ -112,14 +121,12 @@ def shutbox_lines(paths):
         If a file is not valid JSON.
     """
     lines = []
-    for path in map(Path, paths):
-        if path.is_file():
-            doc = read_result(path)
-            pieces = "cards" if doc["rule"] == "flip-one" else "tiles"
-            one_die = ", one-die rule" if doc["one_die"] else ""
-            lines.append(f"Shut the Box {doc['rule']}, {doc['cards']} {pieces}, two {doc['faces']}-sided "
-                         f"dice{one_die}: {SHUTBOX_ANSWERS[doc['objective']]} {doc['value']:.12g} "
-                         f"({path})")
+    for path, doc in _documents(paths):
+        pieces = "cards" if doc["rule"] == "flip-one" else "tiles"
+        one_die = ", one-die rule" if doc["one_die"] else ""
+        lines.append(f"Shut the Box {doc['rule']}, {doc['cards']} {pieces}, two {doc['faces']}-sided "
+                     f"dice{one_die}: {SHUTBOX_ANSWERS[doc['objective']]} {doc['value']:.12g} "
+                     f"({path})")
     return lines
 
 
@@ -144,10 +151,7 @@ def ludo_lines(paths):
         If a file is not valid JSON.
     """
     lines = []
-    for path in map(Path, paths):
-        if not path.is_file():
-            continue
-        doc = read_result(path)
+    for path, doc in _documents(paths):
         board = Path(doc["board_file"]).stem
         if doc["game"] == "ludo":
             die = path.stem.removeprefix("rolls_")

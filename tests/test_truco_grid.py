@@ -4,6 +4,7 @@ checked against the plain recursion of tests/naive.py (every hand with the whole
 solved by the sequence-form LP)."""
 
 import csv
+import json
 import shutil
 import subprocess
 import sys
@@ -61,6 +62,23 @@ def test_small_deck_classes():
         "[7d, 7s, 7h, 7c, Ad, As, Ah]}'")
 
 
+def assert_utilities_follow_the_match_rule(root, scores, W, gap):
+    """Every stored utility table is the match rule applied to the stored W of the next scores: to
+    1e-12 (the DP's chaining, whatever the solver's precision) where the hand leaves the group, to
+    ``gap`` (the fixed point's, the target NashConv) after three tied tricks, which swap the roles."""
+    for a, b in scores:
+        for c in (0, 1):
+            attrs, _ = read_subgame(grid_path(root, a, b, c), arrays=False)
+            pts = outcome_points(-1, raises=True) if max(a, b) < 11 else \
+                outcome_points(0 if (a == 11 and b < 11) else 1 if (b == 11 and a < 11) else -1)
+            for code, (pm, pp) in enumerate(pts):
+                if code == 0 and (a == 11) == (b == 11):
+                    continue  # FOLD: an outcome of a hand of eleven only
+                u = 1.0 if a + pm >= 12 else 0.0 if b + pp >= 12 else 1.0 - W[(b + pp, a + pm)]
+                tol = gap if (pm, pp) == (0, 0) else 1e-12
+                assert attrs["utility"][code] == pytest.approx(u, abs=tol), (a, b, c, code)
+
+
 def workflow_copy(tmp_path):
     for name in ("Snakefile", "config.yaml", "workflow", "profiles"):
         src = REPO / name
@@ -104,6 +122,8 @@ def test_workflow_solves_a_small_deck_region_like_the_plain_recursion(tmp_path):
     # the DP's W against the plain recursion: each subgame's value is within its NashConv (1e-9)
     # of the game value, and errors add up along the chain of hands (at most 5 here)
     want = naive.truco_grid_values(DECK, 9)
+    for s in scores:  # the stored table of the whole grid is this recursion's output
+        assert want[s] == pytest.approx(GRID_TABLE["W"]["%d-%d" % s], abs=1e-12), s
     W = {s: continuation_value(root, *s, deck) for s in scores}
     for s in scores:
         assert W[s] == pytest.approx(want[s], abs=5e-9), s
@@ -114,17 +134,7 @@ def test_workflow_solves_a_small_deck_region_like_the_plain_recursion(tmp_path):
         sorted((a, b, c) for a, b in scores for c in (0, 1))
     for r in summary:
         assert float(r["W"]) == pytest.approx(W[(int(r["mano"]), int(r["pe"]))], abs=1e-15)
-    # every stored utility table is the match rule applied to the stored W of the next scores
-    for a, b in scores:
-        for c in (0, 1):
-            attrs, _ = read_subgame(grid_path(root, a, b, c), arrays=False)
-            pts = outcome_points(-1, raises=True) if max(a, b) < 11 else \
-                outcome_points(0 if (a == 11 and b < 11) else 1 if (b == 11 and a < 11) else -1)
-            for code, (pm, pp) in enumerate(pts):
-                if code == 0 and (a == 11) == (b == 11):
-                    continue  # FOLD: an outcome of a hand of eleven only
-                u = 1.0 if a + pm >= 12 else 0.0 if b + pp >= 12 else 1.0 - W[(b + pp, a + pm)]
-                assert attrs["utility"][code] == pytest.approx(u, abs=1e-9), (a, b, c, code)
+    assert_utilities_follow_the_match_rule(root, scores, W, 1e-9)
     # resume: a lost subgame and the tier summary are rebuilt; the other subgames are kept
     lost = grid_path(root, 10, 10, 1)
     shutil.rmtree(lost)
@@ -137,3 +147,43 @@ def test_workflow_solves_a_small_deck_region_like_the_plain_recursion(tmp_path):
     assert (grid / "t1_min9.csv").exists()
     log = (grid / "logs" / "t1_min9.log").read_text()
     assert "group [(9, 10), (10, 9)] already solved" in log and "group 10-10 round 0" in log
+
+
+# each subgame's value is within its NashConv (1e-8 here) of the hand's game value, and the errors
+# add up along the chain of hands down from the 11 row (measured: at most 2.1e-8, at 7-3; NashConv
+# 1e-9 gives 2.7e-9 at three times the CPU)
+GRID_TOL = 3e-8
+
+# W of every score of the 7-card deck by the plain recursion (tests/naive.py, LP per hand over the
+# whole raise ladder); 34 minutes to recompute, so stored with its source and command
+GRID_TABLE = json.loads(Path(__file__).with_name("truco_grid_7card.json").read_text())
+
+WHOLE_GRID_CONFIG = CONFIG.replace("min_score: 9", "min_score: 0").replace(
+    "target_nash_conv: 1.0e-9", "target_nash_conv: 1.0e-8") + "  workers: 2\n"
+
+
+@pytest.mark.slow
+def test_workflow_solves_the_whole_small_deck_grid_like_the_plain_recursion(tmp_path):
+    """All 144 scores x 2 vira classes of the 7-card deck through the real workflow (row11, t1 .. t4
+    in dependency order), W against the plain recursion's table (issue 21, item 5)."""
+    assert GRID_TABLE["deck"] == DECK == naive.TRUCO_GRID_DECK
+    wf = workflow_copy(tmp_path)
+    (wf / "small.yaml").write_text(WHOLE_GRID_CONFIG)
+    proc = subprocess.run([str(SNAKEMAKE), "--cores", "2", "--configfile", "small.yaml"],
+                          cwd=wf, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    deck = small_deck(DECK)
+    root = deck_root(wf / "results", deck)
+    with open(root / "truco" / "grid_summary.csv") as f:
+        summary = list(csv.DictReader(f))
+    every = [(a, b, c) for a in range(12) for b in range(12) for c in (0, 1)]
+    assert sorted((int(r["mano"]), int(r["pe"]), int(r["vira_class"])) for r in summary) == every
+    assert {r["tier"] for r in summary} == set(TIERS)
+    for r in summary:
+        assert 0 <= float(r["nash_conv"]) <= 1e-8 and int(r["iterations"]) > 0
+    scores = [(a, b) for a in range(12) for b in range(12)]
+    W = {s: continuation_value(root, *s, deck) for s in scores}
+    assert_utilities_follow_the_match_rule(root, scores, W, 1e-8)
+    errors = {s: abs(W[s] - GRID_TABLE["W"]["%d-%d" % s]) for s in scores}
+    worst = max(errors, key=errors.get)
+    assert errors[worst] <= GRID_TOL, (worst, errors[worst])

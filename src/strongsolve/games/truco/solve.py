@@ -193,11 +193,11 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
             # classes split into several chains when there are more workers than scores (a one-score
             # group would leave workers idle)
             jobs = [(s, {c: decks[c] for c in part}, hand_utility_table(*s, W), prm,
-                     {c: accum.get((s, c)) for c in part}, rnd == 0, spill_dir)
+                     {c: _as_paths(accum.get((s, c))) for c in part}, rnd == 0, spill_dir)
                     for s in scores for part in _split(classes, prm["workers"] // len(scores))]
             done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
             for chain in done:
-                for s, c, r, acc in chain:
+                for s, c, r, acc in _as_maps(chain):
                     accum[(s, c)] = acc
                     prev = out.get((s, c), {})
                     r["seconds"] += prev.get("seconds", 0.0)
@@ -272,12 +272,37 @@ def _solve_chain(job):
     s, decks, table, prm, warm, validate, spill_dir = job
     out, prev = [], None
     for c in sorted(decks):
-        rec = _solve_one(s, c, decks[c], table, prm, warm.get(c), prev, validate)
+        rec = _solve_one(s, c, decks[c], table, prm, _as_maps(warm.get(c)), prev, validate)
         if spill_dir is not None:
             rec = _spill(rec, spill_dir)
         out.append(rec)
         prev = rec[4]
-    return [r[:4] for r in out]
+    return _as_paths([r[:4] for r in out])
+
+
+def _as_paths(obj):
+    """``obj`` (nested tuples, lists, dicts) with each memory map of ``_spill`` replaced by its
+    path: a memory map sent to or from a worker process would be pickled as a copy of its data
+    (every spilled array of a group in the parent's memory at once), and unpickled without its file
+    name."""
+    if isinstance(obj, np.memmap) and obj.filename is not None:
+        return Path(obj.filename)
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_as_paths(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _as_paths(v) for k, v in obj.items()}
+    return obj
+
+
+def _as_maps(obj):
+    """The inverse of ``_as_paths``: each path opened as a read-only memory map."""
+    if isinstance(obj, Path):
+        return np.load(obj, mmap_mode="r")
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_as_maps(x) for x in obj)
+    if isinstance(obj, dict):
+        return {k: _as_maps(v) for k, v in obj.items()}
+    return obj
 
 
 def unmapped(a):

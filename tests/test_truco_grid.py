@@ -13,10 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from strongsolve.games.truco import abstraction as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.grid import (TIERS, continuation_value, deck_root, grid_path,
                                           score_tier, small_deck, solve_command, successors,
                                           tier_groups)
+from strongsolve.games.truco.solve import check_params, solve_scores
 from strongsolve.games.truco.store import read_subgame
 from strongsolve.games.truco.tree import outcome_points
 
@@ -176,6 +178,7 @@ def test_workflow_solves_the_whole_small_deck_grid_like_the_plain_recursion(tmp_
     root = deck_root(wf / "results", deck)
     with open(root / "truco" / "grid_summary.csv") as f:
         summary = list(csv.DictReader(f))
+    assert not list((root / "truco" / "grid").glob(".group-*"))  # checkpoints gone once stored
     every = [(a, b, c) for a in range(12) for b in range(12) for c in (0, 1)]
     assert sorted((int(r["mano"]), int(r["pe"]), int(r["vira_class"])) for r in summary) == every
     assert {r["tier"] for r in summary} == set(TIERS)
@@ -187,3 +190,42 @@ def test_workflow_solves_the_whole_small_deck_grid_like_the_plain_recursion(tmp_
     errors = {s: abs(W[s] - GRID_TABLE["W"]["%d-%d" % s]) for s in scores}
     worst = max(errors, key=errors.get)
     assert errors[worst] <= GRID_TOL, (worst, errors[worst])
+
+
+def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
+    """Each subgame of each fixed-point round is checkpointed in the group's spill folder: a job
+    killed after round 0 solves only round 1 again, and ends with what an unbroken run gives."""
+    deck = small_deck(DECK)
+    decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
+    group = [(9, 10), (10, 9)]
+    W = {t: 0.5 + 0.01 * (t[0] - t[1]) for s in group for t in successors(*s) if t not in group}
+    prm = check_params(dict(target_nash_conv=1e-6, check_every=50, max_iterations=10**6,
+                            fixed_point_tol=1e-9, max_fixed_point_rounds=30))
+    solve = lambda log, spill, p=prm: solve_scores(group, W, decks, deck.probabilities, p, log,
+                                                   "g", spill_dir=spill)
+    whole, _ = solve(lambda m: None, tmp_path / "unbroken")
+
+    class Killed(Exception):
+        pass
+
+    def killed_after_round_0(line):
+        if "round 0: W" in line:
+            raise Killed
+
+    with pytest.raises(Killed):
+        solve(killed_after_round_0, tmp_path / "killed")
+    lines = []
+    out, _ = solve(lines.append, tmp_path / "killed")
+    resumed = [m for m in lines if m.endswith(f"(resumed from {tmp_path / 'killed'})")]
+    assert len(resumed) == 4 and all(" round 0 " in m for m in resumed)
+    assert any(" round 1 " in m and "resumed" not in m for m in lines)
+    assert out.keys() == whole.keys()
+    for k in whole:
+        for field in ("value", "nash_conv", "iterations", "p_nobody", "utility"):
+            assert out[k][field] == whole[k][field], (k, field)
+        for name, arr in whole[k]["arrays"].items():
+            assert np.array_equal(out[k]["arrays"][name], arr), (k, name)
+    # other solver parameters: the checkpoints are not theirs
+    lines = []
+    solve(lines.append, tmp_path / "killed", dict(prm, target_nash_conv=1e-7))
+    assert lines and not any("resumed" in m for m in lines)

@@ -26,7 +26,6 @@ import json
 import re
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -242,34 +241,40 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
     root = deck_root(results, deck)
     decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
     rows = []
-    # spill folders of a killed job (the tier jobs run one at a time per grid: each needs the last)
-    for stale in Path(root).joinpath(*GRID).glob(".spill-*"):
+    grid_dir = Path(root).joinpath(*GRID)
+    # a killed job's spill folders: of its unfinished group, to resume from; of the old temporary
+    # kind (.spill-*), of no use (the tier jobs run one at a time per grid: each needs the last)
+    for stale in grid_dir.glob(".spill-*"):
         log(f"tier {name}: removing {stale}, left by a killed job")
         shutil.rmtree(stale, ignore_errors=True)
     for group in tier_groups(name):
         if min(min(s) for s in group) < min_score:
             continue
         missing = [(s, c) for s in group for c in deck.classes if stored_path(root, *s, c) is None]
+        label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
+        # each subgame of each fixed-point round waits there, arrays and record, until the group is
+        # stored (solve._spill): a killed job's next run solves only the subgames not there yet
+        spill = grid_dir / f".group-{'_'.join(f'{a}-{b}' for a, b in group)}"
         if missing:
             W = {t: continuation_value(root, *t, deck, results)
                  for s in group for t in successors(*s) if t not in group}
-            label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
-            spill_root = Path(root).joinpath(*GRID)
-            spill_root.mkdir(parents=True, exist_ok=True)
-            # the group's arrays wait on disk between fixed-point rounds (solve._spill)
-            with tempfile.TemporaryDirectory(prefix=".spill-", dir=spill_root) as spill:
-                out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
-                                          spill_dir=spill)
-                for s, c in missing:  # each subgame renamed into place on its own
-                    r = out[(s, c)]
-                    attrs = {k: v for k, v in r.items() if k != "arrays"}
-                    attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
-                                 fixed_point_residual=resid, params=prm, deck=deck.name)
-                    write_subgame(grid_path(root, *s, c),
-                                  {k: unmapped(v) for k, v in r["arrays"].items()}, attrs)
-                del out
+            if spill.exists():
+                log(f"{label}: resuming from {spill}, left by a killed job")
+            spill.mkdir(parents=True, exist_ok=True)
+            out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
+                                      spill_dir=spill)
+            for s, c in missing:  # each subgame renamed into place on its own
+                r = out[(s, c)]
+                attrs = {k: v for k, v in r.items() if k != "arrays"}
+                attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
+                             fixed_point_residual=resid, params=prm, deck=deck.name)
+                write_subgame(grid_path(root, *s, c),
+                              {k: unmapped(v) for k, v in r["arrays"].items()}, attrs)
+            del out
         else:
             log(f"tier {name}: group {group} already solved")
+        if spill.exists():  # stored: the checkpoints are of no more use
+            shutil.rmtree(spill, ignore_errors=True)
         for s in group:
             for c in deck.classes:
                 attrs = read_subgame(stored_path(root, *s, c), arrays=False)[0]

@@ -165,8 +165,10 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
     label : str
         Names the group in the log lines and errors.
     spill_dir : path or None
-        A directory for the solved subgames' arrays between fixed-point rounds (``_spill``); None
-        keeps them in memory.
+        A directory for the solved subgames' arrays between fixed-point rounds and for their
+        checkpoints (``_spill``): a subgame of a round already there, solved for the same utility
+        table and parameters, is read back, not solved again (a killed job's next run); None keeps
+        them in memory.
 
     Returns
     -------
@@ -183,6 +185,8 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
     for (a, b) in scores:  # first guess: the neighbour one point up, else even
         W.setdefault((a, b), W.get((a, min(b + 1, 11)) if a == 11 else (min(a + 1, 11), b), 0.5))
     classes = sorted(decks)
+    if spill_dir is not None:
+        Path(spill_dir).mkdir(parents=True, exist_ok=True)
     accum, out = {}, {}
     pool = (ProcessPoolExecutor(prm["workers"], mp_context=multiprocessing.get_context("fork"))
             if prm["workers"] > 1 else None)
@@ -193,11 +197,11 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
             # classes split into several chains when there are more workers than scores (a one-score
             # group would leave workers idle)
             jobs = [(s, {c: decks[c] for c in part}, hand_utility_table(*s, W), prm,
-                     {c: _as_paths(accum.get((s, c))) for c in part}, rnd == 0, spill_dir)
+                     {c: _as_paths(accum.get((s, c))) for c in part}, rnd, spill_dir)
                     for s in scores for part in _split(classes, prm["workers"] // len(scores))]
             done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
             for chain in done:
-                for s, c, r, acc in _as_maps(chain):
+                for s, c, r, acc, resumed in _as_maps(chain):
                     accum[(s, c)] = acc
                     prev = out.get((s, c), {})
                     r["seconds"] += prev.get("seconds", 0.0)
@@ -205,7 +209,8 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
                     out[(s, c)] = r
                     log(f"{label} round {rnd} score {s[0]}-{s[1]} class {c}: value "
                         f"{r['value']:.9f} nash_conv {r['nash_conv']:.2e} iterations "
-                        f"{r['iterations']} cpu {r['cpu_seconds']:.1f}s")
+                        f"{r['iterations']} cpu {r['cpu_seconds']:.1f}s"
+                        + (f" (resumed from {spill_dir})" if resumed else ""))
             A = {s: float(sum(probs[c] * out[(s, c)]["value"] for c in classes)) for s in scores}
             # a score's value moves with its partner's W through three ties only, with slope minus
             # the probability of three ties under the equilibrium (envelope theorem), so the values
@@ -268,16 +273,21 @@ def _split(items, parts):
 
 
 def _solve_chain(job):
-    """Solve one score's subgames for every vira class in turn (a worker process runs a chain)."""
-    s, decks, table, prm, warm, validate, spill_dir = job
+    """Solve one score's subgames for the given vira classes in turn (a worker process runs a
+    chain). With a spill directory, a subgame whose round is already there for the same utility
+    table (a killed job's) is read back instead of solved again."""
+    s, decks, table, prm, warm, rnd, spill_dir = job
     out, prev = [], None
     for c in sorted(decks):
-        rec = _solve_one(s, c, decks[c], table, prm, _as_maps(warm.get(c)), prev, validate)
-        if spill_dir is not None:
-            rec = _spill(rec, spill_dir)
-        out.append(rec)
+        rec = _spilled(spill_dir, s, c, rnd, table, prm) if spill_dir is not None else None
+        resumed = rec is not None
+        if not resumed:
+            rec = _solve_one(s, c, decks[c], table, prm, _as_maps(warm.get(c)), prev, rnd == 0)
+            if spill_dir is not None:
+                rec = _spill(rec, spill_dir, rnd, prm)
+        out.append(rec[:4] + (resumed,))
         prev = rec[4]
-    return _as_paths([r[:4] for r in out])
+    return _as_paths(out)
 
 
 def _as_paths(obj):
@@ -312,22 +322,60 @@ def unmapped(a):
     return np.load(a.filename) if isinstance(a, np.memmap) else a
 
 
-def _spill(rec, spill_dir):
+def _spill(rec, spill_dir, rnd, prm):
     """``_solve_one``'s tuple with its arrays (policy, slot offsets, keys, hands, regrets, strategy
-    sums) written to ``spill_dir`` as .npy files (atomically) and read back as read-only memory
-    maps: a tier job holds every subgame of a group until the group's fixed point, 24 bytes per slot
-    and 16 per information set each, which would not fit in memory for the large tiers."""
+    sums) written to ``spill_dir`` as .npy files and read back as read-only memory maps: a tier job
+    holds every subgame of a group until the group's fixed point, 24 bytes per slot and 16 per
+    information set each, which would not fit in memory for the large tiers. The record (value,
+    NashConv, iterations, seconds, utility table, ...) follows as JSON, last, so that a killed job's
+    next run finds each finished subgame of the round whole (``_spilled``); every write is atomic.
+    The previous round's arrays of the subgame, no longer needed, are removed."""
     s, c, record, (regret, strat_sum, iters), _ = rec
+    stem = _spill_stem(s, c, rnd)
     arrays = dict(record["arrays"], regret=regret, strat_sum=strat_sum)
-    maps = {}
     for name, arr in arrays.items():
-        path = Path(spill_dir) / f"s{s[0]}-{s[1]}_v{c}_{name}.npy"
+        path = Path(spill_dir) / f"{stem}_{name}.npy"
         tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
         with open(tmp, "wb") as fh:
             np.save(fh, np.ascontiguousarray(arr))
         os.replace(tmp, path)
-        maps[name] = np.load(path, mmap_mode="r")
-    record = dict(record, arrays={k: maps[k] for k in record["arrays"]})
+    meta = {k: v for k, v in record.items() if k != "arrays"}
+    meta.update(iters=int(iters), arrays=sorted(record["arrays"]), solved_with=_solved_with(prm))
+    write_text_atomic(Path(spill_dir) / f"{stem}.json", json.dumps(meta, default=lambda v: v.item()))
+    for old in Path(spill_dir).glob(f"{_spill_stem(s, c, rnd - 1)}_*.npy"):
+        old.unlink()
+    return _spilled(spill_dir, s, c, rnd, record["utility"], prm)
+
+
+def _solved_with(prm):
+    """The parameters a checkpoint must match (all but ``workers``, which changes no value), as
+    they read back from JSON."""
+    return json.loads(json.dumps({k: v for k, v in prm.items() if k != "workers"},
+                                 default=lambda v: v.item()))
+
+
+def _spill_stem(s, c, rnd):
+    return f"s{s[0]}-{s[1]}_v{c}_r{rnd}"
+
+
+def _spilled(spill_dir, s, c, rnd, table, prm):
+    """``_solve_one``'s tuple for subgame (s, c) of round ``rnd`` as ``_spill`` left it in
+    ``spill_dir``, its arrays as read-only memory maps (None for those of a round already
+    followed by the next, which only that round needed), or None if the round is not there or was
+    solved for another utility table (list or float array; a record's table is exact in JSON) or
+    with other solver parameters ``prm``."""
+    meta_path = Path(spill_dir) / f"{_spill_stem(s, c, rnd)}.json"
+    if not meta_path.exists():
+        return None
+    meta = json.loads(meta_path.read_text())
+    if meta.pop("solved_with") != _solved_with(prm) or meta["utility"] != [float(u) for u in table]:
+        return None
+    maps = {}
+    for name in meta["arrays"] + ["regret", "strat_sum"]:
+        path = Path(spill_dir) / f"{_spill_stem(s, c, rnd)}_{name}.npy"
+        maps[name] = np.load(path, mmap_mode="r") if path.exists() else None
+    iters = meta.pop("iters")
+    record = dict(meta, arrays={k: maps[k] for k in meta["arrays"]})
     return (s, c, record, (maps["regret"], maps["strat_sum"], iters),
             (maps["infoset_key"], maps["infoset_ptr"], maps["regret"]))
 

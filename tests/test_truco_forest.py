@@ -211,8 +211,9 @@ def test_spilled_group_solve_equals_the_in_memory_one(tmp_path):
     assert any("round 1 score 9-10 class 1" in m for m in lines)
     prm["max_fixed_point_rounds"] = 1
     prm["fixed_point_tol"] = 1.0
+    spill = tmp_path / "one_round"
     runs = [solve_scores(group, W, decks, deck.probabilities, prm, lines.append, "test",
-                         spill_dir=d) for d in (None, tmp_path)]
+                         spill_dir=d) for d in (None, spill)]
     (mem, r_mem), (disk, r_disk) = runs
     assert r_mem == r_disk and mem.keys() == disk.keys()
     for key in mem:
@@ -221,4 +222,6 @@ def test_spilled_group_solve_equals_the_in_memory_one(tmp_path):
         for name, arr in mem[key]["arrays"].items():
             assert isinstance(disk[key]["arrays"][name], np.memmap)
             assert np.array_equal(disk[key]["arrays"][name], arr)
-    assert len(list(tmp_path.glob("s9-10_v0_*.npy"))) == 6 and not list(tmp_path.glob(".*tmp*"))
+    # round 0's six arrays and its record (the checkpoint), no temporary file left
+    assert len(list(spill.glob("s9-10_v0_r0_*.npy"))) == 6 and (spill / "s9-10_v0_r0.json").exists()
+    assert not list(spill.glob(".*tmp*"))

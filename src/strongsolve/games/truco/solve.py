@@ -290,29 +290,26 @@ def _solve_chain(job):
     return _as_paths(out)
 
 
-def _as_paths(obj):
-    """``obj`` (nested tuples, lists, dicts) with each memory map of ``_spill`` replaced by its
-    path: a memory map sent to or from a worker process would be pickled as a copy of its data
-    (every spilled array of a group in the parent's memory at once), and unpickled without its file
-    name."""
-    if isinstance(obj, np.memmap) and obj.filename is not None:
-        return Path(obj.filename)
+def _map_leaves(obj, fn):
+    """``obj`` (nested tuples, lists, dicts) with ``fn`` applied to every other value."""
     if isinstance(obj, (tuple, list)):
-        return type(obj)(_as_paths(x) for x in obj)
+        return type(obj)(_map_leaves(x, fn) for x in obj)
     if isinstance(obj, dict):
-        return {k: _as_paths(v) for k, v in obj.items()}
-    return obj
+        return {k: _map_leaves(v, fn) for k, v in obj.items()}
+    return fn(obj)
+
+
+def _as_paths(obj):
+    """``obj`` with each memory map of ``_spill`` replaced by its path: a memory map sent to or
+    from a worker process would be pickled as a copy of its data (every spilled array of a group in
+    the parent's memory at once), and unpickled without its file name."""
+    return _map_leaves(obj, lambda a: Path(a.filename) if isinstance(a, np.memmap)
+                       and a.filename is not None else a)
 
 
 def _as_maps(obj):
     """The inverse of ``_as_paths``: each path opened as a read-only memory map."""
-    if isinstance(obj, Path):
-        return np.load(obj, mmap_mode="r")
-    if isinstance(obj, (tuple, list)):
-        return type(obj)(_as_maps(x) for x in obj)
-    if isinstance(obj, dict):
-        return {k: _as_maps(v) for k, v in obj.items()}
-    return obj
+    return _map_leaves(obj, lambda a: np.load(a, mmap_mode="r") if isinstance(a, Path) else a)
 
 
 def unmapped(a):

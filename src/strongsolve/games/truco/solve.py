@@ -23,6 +23,7 @@ import numpy as np
 from ...kernels import forest_cfr
 from ...kernels.cfr import reach_probabilities, solve
 from ...kernels.options import njit
+from ...kernels.sequence_lp import solve_lp
 from ...store.atomic import write_text_atomic
 from . import abstraction as ab
 from .rules import N_STRENGTHS
@@ -40,8 +41,10 @@ ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in 
 # CFR of the raise subgames: kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the
 # TabularGame of kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter.
 # "auto" takes the forest from FOREST_MIN_DEALS deal pairs on: below, the tabular passes are faster
-# (a 7-card deck's grid took 1.3-3x longer with the forest, measured 2026-12-01) and fit anyway
-SOLVERS = ("auto", "forest", "tabular")
+# (a 7-card deck's grid took 1.3-3x longer with the forest, measured 2026-12-01) and fit anyway.
+# "lp": the exact sequence-form LP (kernels/sequence_lp.py) on every subgame, 11 row included, for
+# decks below FOREST_MIN_DEALS deal pairs, where the CFR's error would add up along the chain
+SOLVERS = ("auto", "forest", "tabular", "lp")
 FOREST_MIN_DEALS = 1000
 
 
@@ -397,6 +400,10 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
     the transfer triple for the next class."""
     hands, pairs, weights = deck
     t0, c0 = time.perf_counter(), time.process_time()
+    if prm["solver"] == "lp" and len(pairs) >= FOREST_MIN_DEALS:
+        raise ValueError(f"solver lp is the exact LP for small decks (below {FOREST_MIN_DEALS} deal "
+                         f"pairs); score {s[0]}-{s[1]} class {c} has {len(pairs)}: use "
+                         "truco.solver: auto")
     prune = None
     if in_row11(*s):
         blind = s == (11, 11) and prm["eleven_eleven"] == "blind"
@@ -420,9 +427,12 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
     if warm is None and neighbour is not None:
         warm = (transfer_regrets(*neighbour, tree.infoset_key, tree.game.infoset_ptr),
                 np.zeros(int(tree.game.infoset_ptr[-1])), 0)
-    res = solve(tree.game, target_nash_conv=prm["target_nash_conv"],
-                max_iterations=prm["max_iterations"], check_every=prm["check_every"],
-                warm_start=warm, validate=validate, progress=_progress_line(s, c))
+    if prm["solver"] == "lp":
+        res = solve_lp(tree.game, validate=validate)
+    else:
+        res = solve(tree.game, target_nash_conv=prm["target_nash_conv"],
+                    max_iterations=prm["max_iterations"], check_every=prm["check_every"],
+                    warm_start=warm, validate=validate, progress=_progress_line(s, c))
     reach = reach_probabilities(tree.game, res.strategy)
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,

@@ -158,6 +158,14 @@ def test_headline_names_a_damaged_file_and_still_prints_the_others(tmp_path):
     summary.write_text("mano,pe,vira_class,value\n11,11,0,0.01\n11,11,1,-0.02\n")
     assert headline(["truco"], truco=[summary, tmp_path / "abstraction_sizes.csv"]).splitlines()[2:] \
         == [f"Truco: 2 subgames of the 11 row solved ({summary})"]
+    grid = tmp_path / "grid_summary.csv"
+    grid.write_text("mano,pe,vira_class,tier,W,nash_conv\n10,10,0,t1,0.47,8e-4\n10,10,1,t1,0.47,9e-4\n"
+                    "9,9,0,t1,,7e-4\n")
+    tier = tmp_path / "t1_min9.csv"
+    tier.write_text("mano,pe,vira_class,nash_conv\n10,10,0,8e-4\n")
+    assert headline(["truco"], truco=[grid, tier]).splitlines()[2:] == [
+        f"Truco: 3 subgames of the grid solved, W known at 1 scores, NashConv at most 0.0009 ({grid})",
+        f"Truco: grid tier t1, scores with min >= 9: 1 subgames solved, NashConv at most 0.0008 ({tier})"]
 
 
 def test_headline_of_the_11_11_group_gives_the_solvers_fixed_point_value(tmp_path):

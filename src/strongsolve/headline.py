@@ -212,9 +212,14 @@ def truco_lines(paths):
             lines.append(f"Truco: abstraction sizes of {len(rows)} vira classes ({p})")
         elif p.name == "row11_summary.csv":
             lines.append(f"Truco: {len(rows)} subgames of the 11 row solved ({p})")
-        else:  # a tier of the grid: <tier>_min<m>.csv
-            tier, _, low = p.stem.partition("_min")
+        else:
             worst = max((float(r["nash_conv"]) for r in rows if r.get("nash_conv")), default=0.0)
+            if p.name == "grid_summary.csv":  # every stored subgame of the region, W per score
+                scores = {(r["mano"], r["pe"]) for r in rows if r.get("W")}
+                lines.append(f"Truco: {len(rows)} subgames of the grid solved, W known at "
+                             f"{len(scores)} scores, NashConv at most {worst:.2g} ({p})")
+                continue
+            tier, _, low = p.stem.partition("_min")  # a tier of the grid: <tier>_min<m>.csv
             lines.append(f"Truco: grid tier {tier}, scores with min >= {low}: {len(rows)} subgames "
                          f"solved, NashConv at most {worst:.2g} ({p})")
     return lines

@@ -21,7 +21,8 @@ IO_WORKERS = 4
 """Helper threads of a 2048 stage's I/O: four overlapping fsyncs took 5.4 ms per small layer against
 17.6 ms one at a time (ext4, 2026-12-02; eight: 6.7 ms)."""
 SMALL_PENDING = 16
-"""Small layer writes a 2048 stage keeps pending (at most 16 x 8 MiB of arrays)."""
+"""Small layer writes a 2048 stage keeps pending (each at most
+:data:`strongsolve.store.layers.SMALL_LAYER_BYTES` of arrays)."""
 
 
 class Background:

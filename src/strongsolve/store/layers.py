@@ -48,8 +48,10 @@ from .lock import holds_writer_lock
 
 FORMAT = "strongsolve-layer/1"
 CHUNK = 1 << 20  # elements per zarr chunk: 8 MiB of uint64/float64, large enough to stream well
-SMALL_LAYER_BYTES = 8 * CHUNK
-"""Bytes of arrays up to which a layer is small: encoded in memory, then written (one chunk per array)."""
+SMALL_LAYER_BYTES = 1 << 20
+"""Bytes of arrays up to which a layer is small: encoded in memory, then written (one chunk per
+array). Every 3x3 layer is (at most 60,000 afterstates: 480 KB of values); a stage keeps up to
+:data:`.background.SMALL_PENDING` small writes pending, so they hold at most 16 MiB."""
 
 
 def is_small(arrays):

@@ -14,7 +14,6 @@ import sys
 import uuid
 from pathlib import Path
 
-from .report import read_summary
 from .solution import Solution
 
 LAYERS_PLOT = "layers_per_age.png"
@@ -60,12 +59,7 @@ def write_plots(results_dir, log=sys.stderr):
 
     solution = Solution(results_dir)
     solved = solution.solved
-    try:  # the counts as the report wrote them (verified), rather than every layer's attributes again
-        summary = read_summary(results_dir)
-    except FileNotFoundError:
-        summary = None
-    table = [r for r in solution.age_table(values=solved, summary=summary)
-             if r["states"] or r["afterstates"]]
+    table = [r for r in solution.age_table(values=solved) if r["states"] or r["afterstates"]]
     out_dir = Path(results_dir) / "plots"
     out_dir.mkdir(parents=True, exist_ok=True)
     title = Path(results_dir).name

@@ -412,7 +412,7 @@ class Solution:
         v = self.run.load_values(n, ids)
         return {"value_min": float(v.min()), "value_mean": float(v.mean()), "value_max": float(v.max())}
 
-    def age_table(self, values=True, summary=None):
+    def age_table(self, values=True):
         """One row per age with a forward layer: counts, storage and value statistics.
 
         Parameters
@@ -420,9 +420,6 @@ class Solution:
         values : bool
             Give every value layer's min/mean/max (None when False or the run is forward-only): from
             its attributes, or read from its values for a layer written before they held them.
-        summary : list of dict, optional
-            The run's verified ``summary.csv`` rows (:func:`report.read_summary`), used instead of
-            reading every afterstate layer's attributes (the plots do this).
 
         Returns
         -------
@@ -434,7 +431,7 @@ class Solution:
         ages = self.ages()
         read_values = values and self.solved
         rows = []
-        for row in summary_rows(self.run, max(ages) if ages else 4) if summary is None else summary:
+        for row in summary_rows(self.run, max(ages) if ages else 4):
             n, count = row["age"], row["afterstates"]
             row = dict(row, value_min=None, value_mean=None, value_max=None)
             if read_values and count:

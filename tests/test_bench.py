@@ -5,6 +5,7 @@ published 4x3 counts (cases.json "2048_4x3_states_per_age", Kaneko & Yamashita 2
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -140,3 +141,19 @@ def test_workflow_overhead_compares_the_workflow_with_its_kernels(tmp_path, naiv
     assert rep["snakemake"]["jobs"] == 4  # forward, backward, report, plots
     assert set(rep["snakemake"]["stage_seconds"]) == {"forward", "backward"}
     assert doc["target"] == {"snakemake_wall_s": 15.0, "ratio_wall": 1.5}
+
+
+def test_layer_io_reads_and_writes_every_layer(tmp_path, capsys):
+    # bench/layer_io.py (issue 20): the file work of a solved run, part by part
+    import layer_io
+    from strongsolve.games.g2048 import pipeline
+    with open(os.devnull, "w") as log:
+        pipeline.solve(tmp_path / "run", 2, 3, log=log)
+    doc = layer_io.main([str(tmp_path / "run"), "--rows", "2", "--cols", "3", "--workdir", str(tmp_path)])
+    counts = naive.canonical_counts(2, 3)
+    assert doc["afterstates"] == sum(c[1] for c in counts.values())
+    assert doc["layers_per_stage"] == len(range(4, 2 ** 8 - 3, 2))
+    assert set(doc["parts"]) == {"read_afterstates", "read_values", "read_attrs", "encode_afterstates",
+                                 "write_afterstates", "write_values"}
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(doc))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # the written layers are removed

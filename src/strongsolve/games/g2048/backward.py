@@ -199,23 +199,24 @@ def run_backward(run, ages, log=sys.stderr, **options):
             path = run.values_path(n)
             if path.exists():
                 values = run.load_values(n, ids)
+                stats = value_stats(values)
                 status = "verified (kept)"
             else:
                 t = time.perf_counter()
                 values = afterstate_values(ids, run.tables, run.p2, run.target_exp, indexed(n + 2),
                                            indexed(n + 4), **options)
-                arrays = {"values": values}
+                arrays, stats = {"values": values}, value_stats(values)
                 (io.submit_small if is_small(arrays) else io.submit)(
                     write_layer, path, arrays,
                     dict(run.params(), age=n, num_afterstates=int(ids.size),
-                         afterstates_checksum=checksum(ids), **value_stats(values)),
+                         afterstates_checksum=checksum(ids), **stats),
                     zstd_level=VALUES_ZSTD_LEVEL)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
             done_here.pop(n + 4, None)
             if i + 1 < len(order):  # no index built for a kept age whose successors are kept too
                 done_here[n] = ids, values
-            mean = float(values.mean()) if values.size else None
+            mean = stats["value_mean"]
             done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
             print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",
                   file=log, flush=True)

@@ -380,6 +380,11 @@ def workflow_copy(dest):
         (shutil.copytree if src.is_dir() else shutil.copy)(src, dest / name)
 
 
+def job_logs(run_dir):
+    """Jobs of a workflow run: its job logs (``logs/<job>.log``; not the ``.attempts.log`` beside each)."""
+    return len([p for p in (run_dir / "logs").glob("*.log") if not p.name.endswith(".attempts.log")])
+
+
 def stage_snakemake(board, max_age, threads, workdir):
     """The real workflow on ``board`` after a warm-up run on 2x2 (the JIT cache is then warm)."""
     from strongsolve.games.g2048.report import read_solution
@@ -403,11 +408,15 @@ def stage_snakemake(board, max_age, threads, workdir):
         if code != 0:
             raise RuntimeError(f"snakemake on {fmt(board)} failed:\n{err[-3000:]}")
         run_dir = wf / "results" / f"2048_{rows}x{cols}"
-        jobs = len(list((run_dir / "logs").glob("*.log")))
+        jobs = job_logs(run_dir)
         doc = {"stage": "snakemake", "command": " ".join(["snakemake"] + argv[1:]), "wall_s": wall,
                "cpu_s": cpu, "peak_rss_bytes": rss, "jobs": jobs, "warmup_2x2_wall_s": warm[3],
-               "warmup_2x2_jobs": len(list((wf / "results" / "2048_2x2" / "logs").glob("*.log"))),
+               "warmup_2x2_jobs": job_logs(wf / "results" / "2048_2x2"),
                **disk_usage(run_dir)}
+        # the stages' own seconds (a job's wall time without its imports), from their block manifests
+        doc["stage_seconds"] = {stage: sum(json.loads(m.read_text())["seconds"]
+                                           for m in (run_dir / folder).glob("block_*.json"))
+                                for stage, folder in (("forward", "afterstates"), ("backward", "values"))}
         solved = (run_dir / "solution.json").exists()
         doc["expected_score"] = read_solution(run_dir)["expected_score"] if solved else None
         return doc

@@ -40,3 +40,53 @@ def test_background_bounds_the_pending_tasks():
         start = time.perf_counter()
         io.submit(lambda: None)  # blocks until the first task ends
         assert time.perf_counter() - start >= 0.15
+
+
+def test_small_tasks_wait_only_for_their_own_bound():
+    # depth 1 and small_depth 2: three tasks pending at most, of which one large
+    gates = [threading.Event() for _ in range(4)]
+    with Background(depth=1, workers=4, small_depth=2) as io:
+        io.submit(gates[0].wait)           # large
+        io.submit_small(gates[1].wait)     # small: does not wait for the large one
+        io.submit_small(gates[2].wait)
+        t = threading.Timer(0.2, gates[0].set)
+        t.start()
+        start = time.perf_counter()
+        io.submit_small(gates[3].wait)     # the fourth task waits for the oldest (the large one)
+        assert time.perf_counter() - start >= 0.15
+        for g in gates:
+            g.set()
+
+
+def test_a_large_task_waits_while_another_large_one_is_pending():
+    gate = threading.Event()
+    with Background(depth=1, workers=2, small_depth=8) as io:
+        io.submit(gate.wait)
+        t = threading.Timer(0.2, gate.set)
+        t.start()
+        start = time.perf_counter()
+        io.submit(lambda: None)
+        assert time.perf_counter() - start >= 0.15
+
+
+def test_workers_run_tasks_side_by_side():
+    # two tasks that each wait for the other to start can only finish on two threads
+    started = [threading.Event(), threading.Event()]
+
+    def task(k):
+        started[k].set()
+        assert started[1 - k].wait(5)
+        return k
+
+    with Background(depth=2, workers=2) as io:
+        futures = [io.submit(task, k) for k in range(2)]
+    assert [f.result() for f in futures] == [0, 1]
+
+
+def test_a_failed_small_task_is_reraised():
+    def fail():
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        with Background(depth=1, workers=2, small_depth=4) as io:
+            io.submit_small(fail)

@@ -5,6 +5,7 @@ published 4x3 counts (cases.json "2048_4x3_states_per_age", Kaneko & Yamashita 2
 """
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,41 @@ def test_ludo_rule_variants_base_reading_is_the_solver_rule(tmp_path):
         assert value == pytest.approx(solver.win_probability, abs=1e-11)
     one, _, _ = variants.solve(*board, tuple(dict(flags, stack_one=True).values()), 1e-13)
     assert abs(one - base) > 1e-6
+
+
+@pytest.mark.slow
+def test_workflow_overhead_compares_the_workflow_with_its_kernels(tmp_path, naive_2048):
+    # bench/workflow_overhead.py (issue 20) on 2x2: the kernels alone and the whole Snakemake solve
+    # side by side; their counts against the naive solver, the ratio from the two wall times
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "workflow_overhead.py"), "--board", "2x2",
+                           "--threads", "2", "--workdir", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(proc.stdout)
+    (rep,) = doc["repeats"]
+    assert doc["best"] == rep and doc["board"] == "2x2" and doc["threads"] == 2
+    counts = naive.canonical_counts(2, 2)
+    assert rep["kernels"]["forward"]["count"] == rep["snakemake"]["states"] == sum(c[0] for c in counts.values())
+    assert rep["kernels"]["backward"]["count"] == rep["snakemake"]["afterstates"] == sum(c[1] for c in counts.values())
+    assert rep["snakemake"]["expected_score"] == pytest.approx(naive_2048(2, 2).solution.expected_score, rel=1e-12)
+    assert rep["ratio_wall"] == rep["snakemake"]["wall_s"] / rep["kernels"]["wall_s"]
+    assert rep["kernels"]["wall_s"] == rep["kernels"]["forward"]["wall_s"] + rep["kernels"]["backward"]["wall_s"]
+    assert rep["snakemake"]["jobs"] == 4  # forward, backward, report, plots
+    assert set(rep["snakemake"]["stage_seconds"]) == {"forward", "backward"}
+    assert doc["target"] == {"snakemake_wall_s": 15.0, "ratio_wall": 1.5}
+
+
+def test_layer_io_reads_and_writes_every_layer(tmp_path, capsys):
+    # bench/layer_io.py (issue 20): the file work of a solved run, part by part
+    import layer_io
+    from strongsolve.games.g2048 import pipeline
+    with open(os.devnull, "w") as log:
+        pipeline.solve(tmp_path / "run", 2, 3, log=log)
+    doc = layer_io.main([str(tmp_path / "run"), "--rows", "2", "--cols", "3", "--workdir", str(tmp_path)])
+    counts = naive.canonical_counts(2, 3)
+    assert doc["afterstates"] == sum(c[1] for c in counts.values())
+    assert doc["layers_per_stage"] == len(range(4, 2 ** 8 - 3, 2))
+    assert set(doc["parts"]) == {"read_afterstates", "read_values", "read_attrs", "encode_afterstates",
+                                 "write_afterstates", "write_values"}
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(doc))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # the written layers are removed

@@ -179,3 +179,17 @@ def test_scalar_kernels_from_njit(base_adjust, omit_cell):
     age, ids = next(iter(random_layers(4, 3, 40_000, seed=43).items()))
     params = kernel_params(4, 3, age, base_adjust, omit_cell)
     assert np.array_equal(_round_trip_in_kernel(ids, *params), ids)
+
+
+@pytest.mark.parametrize("base_adjust, omit_cell", OPTIONS)
+def test_numba_threads_code_as_the_calling_thread(monkeypatch, base_adjust, omit_cell):
+    # layers of at least PARALLEL_MIN IDs are coded on numba's threads, smaller ones serially
+    # (issue 20); both paths must give the reference codes
+    from strongsolve.games.g2048 import compact_ids
+    layers = random_layers(4, 3, 40_000, seed=7)
+    monkeypatch.setattr(compact_ids, "PARALLEL_MIN", 1)
+    for age, ids in layers.items():
+        check_layer(ids, 4, 3, age, base_adjust, omit_cell)
+    monkeypatch.setattr(compact_ids, "PARALLEL_MIN", 1 << 40)
+    for age, ids in layers.items():
+        check_layer(ids, 4, 3, age, base_adjust, omit_cell)

@@ -251,6 +251,27 @@ def test_inspect_table_matches_the_summary(solved, capsys, naive_2048):
     assert f"{'total':>6} {sum(c[0] for c in counts.values()):>12}" in out
 
 
+def test_value_statistics_of_older_layers_are_read_from_their_values(solved, tmp_path, naive_2048):
+    # value layers record their min, mean and max since issue 20; a layer without them (an older
+    # run) gives the same row, read from its values
+    from strongsolve.store.layers import read_layer, write_layer
+    run = tmp_path / "run"
+    shutil.copytree(solved(2, 3), run)
+    fresh = {r["age"]: r for r in Solution(run).age_table()}
+    reference = naive_2048(2, 3).solution
+    values_20 = [reference.afterstate_value(a) for a in naive_2048(2, 3).afterstates if naive.age(a) == 20]
+    assert close(fresh[20]["value_min"], min(values_20)) and close(fresh[20]["value_max"], max(values_20))
+    layer = run / "values" / "age_000020.zarr"
+    arrays, attrs = read_layer(layer)
+    assert attrs["value_mean"] == fresh[20]["value_mean"] == float(arrays["values"].mean())
+    shutil.rmtree(layer)
+    old = {k: v for k, v in attrs.items() if k not in ("value_min", "value_mean", "value_max",
+                                                        "format", "arrays", "complete", "attrs_checksum")}
+    write_layer(layer, arrays, old, zstd_level=3)
+    assert "value_mean" not in read_layer(layer)[1]
+    assert {r["age"]: r for r in Solution(run).age_table()} == fresh
+
+
 def test_inspect_one_layer_draws_boards(solved, opened, capsys, naive_2048):
     run = solved(2, 3)
     code, out, err = cli(capsys, "inspect", run, "--age", 20, "--boards", 3, "--json")

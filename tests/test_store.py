@@ -68,6 +68,35 @@ def test_roundtrip_keeps_arrays_and_attributes(layer):
     assert read_attrs(layer) == attrs
 
 
+@pytest.mark.parametrize("length", [0, 5, 3000])
+def test_a_small_layer_written_from_memory_is_the_files_zarr_writes(tmp_path, monkeypatch, length):
+    # small layers are encoded by zarr in memory and written with plain file calls (issue 20):
+    # the same files, byte for byte, as zarr's own LocalStore writes for a large one
+    from strongsolve.store import layers
+    rng = np.random.default_rng(length)
+    arrays = {"ids": np.sort(rng.integers(0, 2**63, length).astype(np.uint64)),
+              "values": rng.random(length)}
+    assert layers.is_small(arrays)
+    write_layer(tmp_path / "memory" / "age_000042.zarr", arrays, ATTRS, zstd_level=3)
+    monkeypatch.setattr(layers, "SMALL_LAYER_BYTES", -1)
+    assert not layers.is_small(arrays)
+    write_layer(tmp_path / "local" / "age_000042.zarr", arrays, ATTRS, zstd_level=3)
+    memory, local = (snapshot(tmp_path / d / "age_000042.zarr") for d in ("memory", "local"))
+    assert memory == local
+    chunks = ["ids/c/0", "values/c/0"] if length else []  # no chunk for an empty array
+    assert sorted(map(str, memory)) == sorted(chunks + ["ids/zarr.json", "values/zarr.json", "zarr.json"])
+    loaded, attrs = read_layer(tmp_path / "memory" / "age_000042.zarr", ATTRS)
+    assert all(np.array_equal(loaded[k], arrays[k]) for k in arrays)
+    assert sorted(os.listdir(tmp_path / "memory")) == ["age_000042.zarr"]  # no temporary left
+
+
+def test_small_layer_threshold():
+    from strongsolve.store.layers import SMALL_LAYER_BYTES, is_small
+    assert is_small({"ids": np.empty(SMALL_LAYER_BYTES // 8, np.uint64)})
+    assert not is_small({"ids": np.empty(SMALL_LAYER_BYTES // 16, np.uint64),
+                         "values": np.empty(SMALL_LAYER_BYTES // 16 + 1, np.float64)})
+
+
 def test_empty_array_roundtrip(tmp_path):
     path = tmp_path / "age_000004.zarr"
     write_layer(path, {"ids": np.empty(0, np.uint64)}, {"age": 4})

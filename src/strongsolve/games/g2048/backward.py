@@ -22,8 +22,8 @@ from ...kernels.bellman import backup
 from ...kernels.hashindex import hash_index
 from ...parallel import chunk_bounds, default_workers, map_chunks
 from ...store.atomic import write_json_atomic
-from ...store.background import Background
-from ...store.layers import checksum, remove_stale_temporaries, write_layer
+from ...store.background import IO_WORKERS, SMALL_PENDING, Background
+from ...store.layers import checksum, is_small, remove_stale_temporaries, write_layer
 from ...store.lock import holding_run_lock
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
@@ -140,6 +140,15 @@ def state_values(states, tables, target_exp, layer_ids, layer_values):
     return backup(*expansion, np.concatenate([layer_values, np.zeros(1)])[successors], True, 0.0)
 
 
+def value_stats(values):
+    """``{"value_min", "value_mean", "value_max"}`` of a value layer (float64[A]; None each when
+    empty), stored in its attributes so that plots and ``inspect`` need not read the values."""
+    if not values.size:
+        return {"value_min": None, "value_mean": None, "value_max": None}
+    return {"value_min": float(values.min()), "value_mean": float(values.mean()),
+            "value_max": float(values.max())}
+
+
 @holding_run_lock("2048 backward")
 def run_backward(run, ages, log=sys.stderr, **options):
     """Backward stage of one block of consecutive ages: write each age's value layer.
@@ -181,7 +190,7 @@ def run_backward(run, ages, log=sys.stderr, **options):
     order = sorted(ages, reverse=True)
     remove_stale_temporaries([run.values_path(n) for n in order])
     # the next age's IDs are read and decoded, and values written, meanwhile
-    with Background(depth=2) as io:
+    with Background(depth=2, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io:
         ids_next = io.submit(run.load_afterstates, order[0])
         for i, n in enumerate(order):
             ids = ids_next.result()[0]
@@ -190,20 +199,24 @@ def run_backward(run, ages, log=sys.stderr, **options):
             path = run.values_path(n)
             if path.exists():
                 values = run.load_values(n, ids)
+                stats = value_stats(values)
                 status = "verified (kept)"
             else:
                 t = time.perf_counter()
                 values = afterstate_values(ids, run.tables, run.p2, run.target_exp, indexed(n + 2),
                                            indexed(n + 4), **options)
-                io.submit(write_layer, path, {"values": values},
-                          dict(run.params(), age=n, num_afterstates=int(ids.size),
-                               afterstates_checksum=checksum(ids)), zstd_level=VALUES_ZSTD_LEVEL)
+                arrays, stats = {"values": values}, value_stats(values)
+                (io.submit_small if is_small(arrays) else io.submit)(
+                    write_layer, path, arrays,
+                    dict(run.params(), age=n, num_afterstates=int(ids.size),
+                         afterstates_checksum=checksum(ids), **stats),
+                    zstd_level=VALUES_ZSTD_LEVEL)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
             done_here.pop(n + 4, None)
             if i + 1 < len(order):  # no index built for a kept age whose successors are kept too
                 done_here[n] = ids, values
-            mean = float(values.mean()) if values.size else None
+            mean = stats["value_mean"]
             done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
             print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",
                   file=log, flush=True)

@@ -27,8 +27,8 @@ from ...kernels.external import SortedRuns
 from ...kernels.sort import distinct
 from ...parallel import chunk_bounds, imap_chunks
 from ...store.atomic import write_json_atomic
-from ...store.background import Background
-from ...store.layers import remove_stale_temporaries, write_layer
+from ...store.background import IO_WORKERS, SMALL_PENDING, Background
+from ...store.layers import is_small, remove_stale_temporaries, write_layer
 from ...store.lock import holding_run_lock
 from .board import TileOverflowError, age, start_states
 from .expand import OVERFLOW, move_successors, spawn_states
@@ -217,7 +217,8 @@ def run_forward(run, ages, log=sys.stderr, **options):
 
     rows_out = []
     remove_stale_temporaries([run.afterstate_path(n) for n in ages])
-    with Background(depth=1) as io:  # a layer write overlaps the next age (one coded layer held)
+    # a layer write overlaps the next ages (one large coded layer held, or several small ones)
+    with Background(depth=1, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io:
         for n in ages:
             path = run.afterstate_path(n)
             if path.exists():
@@ -228,7 +229,7 @@ def run_forward(run, ages, log=sys.stderr, **options):
                 _, arrays, code_attrs = encode_afterstates(np.empty(0, np.uint64), run.rows, run.cols, n)
                 attrs = dict(run.params(), age=n, num_states=0, num_terminal=0, num_afterstates=0,
                              **code_attrs)
-                io.submit(write_layer, path, arrays, attrs)
+                (io.submit_small if is_small(arrays) else io.submit)(write_layer, path, arrays, attrs)
                 window[n] = np.empty(0, np.uint64)
                 status = "empty: the two previous afterstate layers are empty (stopped)"
             else:
@@ -242,7 +243,7 @@ def run_forward(run, ages, log=sys.stderr, **options):
                 attrs = dict(run.params(), age=n, num_states=layer.num_states,
                              num_terminal=layer.num_terminal,
                              num_afterstates=int(layer.afterstates.size), **code_attrs)
-                io.submit(write_layer, path, arrays, attrs)
+                (io.submit_small if is_small(arrays) else io.submit)(write_layer, path, arrays, attrs)
                 window[n] = layer.afterstates
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             for old in [a for a in window if a < n - 4]:

@@ -399,13 +399,27 @@ class Solution:
         _, probs, values = self.start_states()
         return expected_value(probs, values)  # at most 1 for a probability (spawn.py)
 
+    def _value_stats(self, n, count):
+        """``value_min, value_mean, value_max`` of the value layer of age ``n`` (``count``
+        afterstates): from its verified attributes (written since issue 20, when they belong to
+        this run and layer), else from its values."""
+        attrs = self.run.layer_attrs("values", n)
+        keys = ("value_min", "value_mean", "value_max")
+        if all(k in attrs for k in keys) and attrs.get("num_afterstates") == count and all(
+                attrs.get(k) == v for k, v in dict(self.run.params(), age=n).items()):
+            return {k: attrs[k] for k in keys}
+        ids = self.run.load_afterstates(n)[0]
+        v = self.run.load_values(n, ids)
+        return {"value_min": float(v.min()), "value_mean": float(v.mean()), "value_max": float(v.max())}
+
     def age_table(self, values=True):
         """One row per age with a forward layer: counts, storage and value statistics.
 
         Parameters
         ----------
         values : bool
-            Read every value layer for min/mean/max (None when False or the run is forward-only).
+            Give every value layer's min/mean/max (None when False or the run is forward-only): from
+            its attributes, or read from its values for a layer written before they held them.
 
         Returns
         -------
@@ -421,8 +435,6 @@ class Solution:
             n, count = row["age"], row["afterstates"]
             row = dict(row, value_min=None, value_mean=None, value_max=None)
             if read_values and count:
-                ids = self.run.load_afterstates(n)[0]
-                v = self.run.load_values(n, ids)
-                row.update(value_min=float(v.min()), value_mean=float(v.mean()), value_max=float(v.max()))
+                row.update(self._value_stats(n, count))
             rows.append(row)
         return rows

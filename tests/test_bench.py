@@ -157,3 +157,22 @@ def test_layer_io_reads_and_writes_every_layer(tmp_path, capsys):
                                  "write_afterstates", "write_values"}
     assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(doc))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"]  # the written layers are removed
+
+
+def test_published_4x3_counts_agree_with_the_cases_and_flag_a_wrong_age(cases, tmp_path):
+    # the stored published file (ages 4..600) against the counts of cases.json (ages 4..18), and
+    # the comparison of a summary.csv: equal ages pass, a changed count is named
+    import published_4x3
+
+    pub = published_4x3.published_states()
+    case = cases["2048_4x3_states_per_age"]
+    assert sorted(pub) == list(range(4, 601, 2))
+    assert [pub[a] for a in case["ages"]] == case["states"]
+    assert sum(pub[a] for a in range(4, 201, 2)) == 557_461_476  # the total to age 200 (README)
+    summary = tmp_path / "summary.csv"
+    summary.write_text("age,states\n" + "".join(f"{a},{s}\n" for a, s in zip(case["ages"], case["states"])))
+    ok = published_4x3.compare(summary)
+    assert ok["ages_compared"] == 8 and ok["differ"] == [] and ok["states_ours"] == sum(case["states"])
+    summary.write_text("age,states\n4,22\n6,71\n")
+    assert published_4x3.compare(summary)["differ"] == [(6, 71, 72)]
+    assert published_4x3.main([str(tmp_path)]) == 1

@@ -4,6 +4,7 @@ Timings are never asserted (the machine is shared); counts are, against the naiv
 published 4x3 counts (cases.json "2048_4x3_states_per_age", Kaneko & Yamashita 2025).
 """
 
+import io
 import json
 import os
 import subprocess
@@ -176,3 +177,33 @@ def test_published_4x3_counts_agree_with_the_cases_and_flag_a_wrong_age(cases, t
     summary.write_text("age,states\n4,22\n6,71\n")
     assert published_4x3.compare(summary)["differ"] == [(6, 71, 72)]
     assert published_4x3.main([str(tmp_path)]) == 1
+
+
+@pytest.mark.slow
+def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
+    # bench/scaling_4x3.py (issue 20) on 2x3 ages 20-24 of a forward run made here: each config
+    # (1 thread, 2 threads, 2 dask.distributed workers) gives the naive solver's counts; timings unchecked
+    from strongsolve.games.g2048 import pipeline
+    source = tmp_path / "source"
+    pipeline.solve(source, 2, 3, max_age=28, log=io.StringIO())
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--ages", "20-24",
+                           "--workdir", str(tmp_path), "--record", str(tmp_path / "RECORD.md")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(proc.stdout)
+    counts = naive.canonical_counts(2, 3)
+    assert [(r["stage"], r["config"]) for r in doc["records"]] == [
+        (stage, config) for stage in ("forward", "backward") for config in ("threads_1", "threads_2", "workers_2")]
+    for r in doc["records"]:
+        assert [a["age"] for a in r["per_age"]] == [20, 22, 24]
+        if r["stage"] == "forward":
+            assert [(a["states"], a["afterstates"], a["terminal"]) for a in r["per_age"]] == [
+                counts[n] for n in (20, 22, 24)]
+            assert r["count"] == sum(counts[n][0] for n in (20, 22, 24))
+        else:
+            assert [a["afterstates"] for a in r["per_age"]] == [counts[n][1] for n in (20, 22, 24)]
+        first = next(f for f in doc["records"] if f["stage"] == r["stage"])
+        assert r["per_age"] == first["per_age"]  # same checksums in every config
+        assert r["speedup"] == first["wall_s"] / r["wall_s"]
+    assert (tmp_path / "RECORD.md").read_text().count("\n") == 1
+    assert not list(tmp_path.glob("scaling-*"))  # the temporary runs are removed

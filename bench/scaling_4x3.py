@@ -1,0 +1,249 @@
+"""Scaling of the 2048 stages on one machine: 1 thread, 2 threads, 2 dask.distributed workers (issue 20).
+
+For a block of ages of an existing forward run (default ages 572-574 of results/2048_4x3, about
+60 million states per age), each configuration runs the real stage command
+(``strongsolve 2048 forward|backward RUN --ages A-B``) in its own subprocess, in a fresh run
+directory holding copies of only the input layers it needs:
+
+- ``threads_1``  ``STRONGSOLVE_THREADS=1`` (dask's threaded scheduler, one thread)
+- ``threads_2``  ``STRONGSOLVE_THREADS=2``
+- ``workers_2``  ``--scheduler-address`` of a ``distributed.LocalCluster`` this script starts: 2 worker
+  processes of 1 thread each, warmed first by a 2x2 solve through the cluster (numba cache loaded).
+
+Forward: inputs are the afterstate layers of ages ``A - 4`` and ``A - 2``; every layer produced must
+decode to exactly the source run's IDs (and its counts equal the source's summary.csv).
+Backward: a **throughput measurement on synthetic successor values**, as bench/run.py does for small
+ages: the real afterstate layers of ages ``A .. B + 4`` are copied and the value layers of ``B + 2``
+and ``B + 4`` are written as zeros; every configuration must produce the same values bit for bit.
+
+Wall seconds are the stage subprocess's; CPU seconds add the stage subprocess (``os.wait4``), the
+distributed workers (``time.process_time`` in each worker, before and after) and this process (the
+scheduler runs in it). Rates are per wall second; the speed-up is threads_1's wall / the config's.
+Each stage subprocess pays its start-up (imports, loading the numba cache) in every configuration;
+``computed_s`` and ``speedup_computed`` leave it out (the sum of the stage log's per-age seconds).
+
+Usage::
+
+    python bench/scaling_4x3.py [SOURCE_RUN] [--ages 572-574] [--stages forward,backward]
+                                [--workdir DIR] [--memory-limit BYTES] [--record bench/RECORD.md]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import run as bench_run  # noqa: E402  (bench/run.py: machine(), run_child(), child_env())
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIGS = ("threads_1", "threads_2", "workers_2")
+STAGES = ("forward", "backward")
+TARGET_SPEEDUP = 1.8
+
+
+def open_run(directory):
+    """The :class:`Run` of ``directory``, with the parameters stored in its first afterstate layer."""
+    from strongsolve.games.g2048.run import Run
+    from strongsolve.store.layers import read_attrs
+    first = next(iter(sorted((Path(directory) / "afterstates").glob("age_*.zarr"))), None)
+    if first is None:
+        raise SystemExit(f"scaling: {directory} holds no afterstates/age_*.zarr layer; give the run "
+                         "directory of a forward run, e.g. results/2048_4x3")
+    a = read_attrs(first)
+    return Run(directory, a["rows"], a["cols"], a["p2"], a["target_tile"])
+
+
+def copy_layers(source, dest, ages):
+    """Copy the afterstate layers of ``ages`` from run ``source`` into a new run directory ``dest``."""
+    (dest / "afterstates").mkdir(parents=True)
+    for n in ages:
+        path = source.afterstate_path(n)
+        if not path.exists():
+            raise SystemExit(f"scaling: input layer {path} is missing; run the forward stage of "
+                             f"{source.directory} to age {n} first")
+        shutil.copytree(path, dest / "afterstates" / path.name)
+
+
+def write_zero_values(run, ages):
+    """Synthetic successor values: a value layer of zeros for each of ``ages``, as run_backward writes."""
+    from strongsolve.games.g2048.backward import VALUES_ZSTD_LEVEL, value_stats
+    from strongsolve.store.layers import checksum, write_layer
+    for n in ages:
+        ids = run.load_afterstates(n)[0]
+        values = np.zeros(ids.size)
+        write_layer(run.values_path(n), {"values": values},
+                    dict(run.params(), age=n, num_afterstates=int(ids.size), afterstates_checksum=checksum(ids),
+                         **value_stats(values)), zstd_level=VALUES_ZSTD_LEVEL)
+
+
+def stage_argv(run, stage, ages, address, memory_limit):
+    argv = [sys.executable, "-m", "strongsolve", "2048", stage, str(run.directory), "--rows", str(run.rows),
+            "--cols", str(run.cols), "--p2", repr(run.p2), "--target-tile", str(run.target_tile),
+            "--ages", f"{ages[0]}-{ages[-1]}"]
+    if address:
+        argv += ["--scheduler-address", address]
+    if memory_limit:
+        argv += ["--memory-limit", str(memory_limit)]
+    return argv
+
+
+def measure(source, stage, ages, config, client, workdir, memory_limit):
+    """Run one stage of ``ages`` in a fresh copy of its inputs; return its record and its run."""
+    from strongsolve.games.g2048.run import Run
+    directory = Path(tempfile.mkdtemp(prefix=f"{stage}-{config}-", dir=workdir)) / "run"
+    run = Run(directory, source.rows, source.cols, source.p2, source.target_tile)
+    if stage == "forward":
+        copy_layers(source, directory, [n for n in (ages[0] - 4, ages[0] - 2) if n >= 4])
+    else:
+        above = [ages[-1] + 2, ages[-1] + 4]
+        copy_layers(source, directory, ages + [n for n in above if n <= source.last_age])
+        write_zero_values(run, [n for n in above if n <= source.last_age])
+    threads = 1 if config == "threads_1" else 2
+    address = client.scheduler.address if config == "workers_2" else None
+    workers_cpu = client.run(time.process_time) if client is not None and address else {}
+    own_cpu = time.process_time()
+    code, out, err, wall, cpu, rss = bench_run.run_child(stage_argv(run, stage, ages, address, memory_limit),
+                                                        env=bench_run.child_env(threads))
+    if code != 0:
+        raise RuntimeError(f"scaling: {stage} {config} failed (exit {code}):\n{err[-3000:]}")
+    worker_cpu = sum(client.run(time.process_time)[w] - c for w, c in workers_cpu.items()) if workers_cpu else 0.0
+    rec = {"stage": stage, "config": config, "threads": threads, "wall_s": wall,
+           "cpu_s": cpu + worker_cpu + (time.process_time() - own_cpu if address else 0.0),
+           "stage_process_cpu_s": cpu, "workers_cpu_s": worker_cpu, "stage_peak_rss_bytes": rss,
+           "log": [line for line in err.splitlines() if line.startswith(f"{stage} age ")]}
+    # the stage's own seconds per age (its log: "computed in X s"), without the process start-up
+    rec["computed_s"] = sum(float(line.rsplit("computed in ", 1)[1].split()[0]) for line in rec["log"]
+                            if "computed in " in line)
+    return rec, run
+
+
+def check_forward(source, run, ages, summary):
+    """Per-age counts and ID checksums of ``run``'s new layers; raises if any differs from ``source``."""
+    from strongsolve.store.layers import checksum
+    manifest = json.loads(run.manifest_path("afterstates", ages[0], ages[-1]).read_text())
+    out = []
+    for row in manifest["ages"]:
+        n = row["age"]
+        mine, ref = run.load_afterstates(n)[0], source.load_afterstates(n)[0]
+        want = summary[n]
+        got = (row["num_states"], row["num_terminal"], row["num_afterstates"])
+        if got != (want["states"], want["terminal_states"], want["afterstates"]) or not np.array_equal(mine, ref):
+            raise RuntimeError(f"scaling: forward age {n} in {run.directory} differs from {source.directory} "
+                               f"(counts {got} against {want})")
+        out.append({"age": n, "states": got[0], "terminal": got[1], "afterstates": got[2],
+                    "checksum": checksum(mine)})
+    return out
+
+
+def check_backward(run, ages):
+    """Per-age afterstate counts and value checksums of ``run``'s value layers."""
+    from strongsolve.store.layers import checksum
+    out = []
+    for n in ages:
+        ids = run.load_afterstates(n)[0]
+        out.append({"age": n, "afterstates": int(ids.size), "checksum": checksum(run.load_values(n, ids))})
+    return out
+
+
+def warm_cluster(client, workdir):
+    """Load the numba kernels in the workers (a 2x2 solve through the cluster), outside the timing."""
+    directory = Path(tempfile.mkdtemp(prefix="warm-", dir=workdir)) / "run"
+    argv = [sys.executable, "-m", "strongsolve", "2048", "solve", str(directory), "--rows", "2", "--cols", "2",
+            "--scheduler-address", client.scheduler.address]
+    code, _, err, *_ = bench_run.run_child(argv, env=bench_run.child_env(2))
+    if code != 0:
+        raise RuntimeError(f"scaling: warm-up 2x2 solve through the cluster failed (exit {code}):\n{err[-3000:]}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source", nargs="?", default=str(REPO / "results" / "2048_4x3"),
+                        help="a forward run directory (read only; default results/2048_4x3)")
+    parser.add_argument("--ages", default="572-574", help="block of even ages FIRST-LAST (default 572-574)")
+    parser.add_argument("--stages", default="forward,backward", help="comma-separated: forward, backward")
+    parser.add_argument("--workdir", default=None, help="where the temporary runs go (default: the system's)")
+    parser.add_argument("--memory-limit", type=int, default=None,
+                        help="the stages' --memory-limit in bytes (default: none, all in memory)")
+    parser.add_argument("--record", default=None, help="append a dated row to this markdown file")
+    args = parser.parse_args(argv)
+    from strongsolve.commands.g2048 import _ages
+    from strongsolve.games.g2048.report import read_summary
+    ages = _ages(args.ages)
+    stages = [s for s in args.stages.split(",") if s]
+    if any(s not in STAGES for s in stages):
+        raise SystemExit(f"scaling: --stages {args.stages!r} is not allowed; allowed: forward, backward")
+    source = open_run(args.source)
+    summary = {r["age"]: r for r in read_summary(source.directory)}
+    missing = [n for n in ages if n not in summary]
+    if missing:
+        raise SystemExit(f"scaling: age {missing[0]} is not in {source.directory}/summary.csv; choose --ages "
+                         f"within {min(summary)}-{max(summary)}")
+    from distributed import Client, LocalCluster
+    doc = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "machine": bench_run.machine(),
+           "load_start": list(os.getloadavg()), "source": str(source.directory), "ages": ages,
+           "board": f"{source.rows}x{source.cols}", "memory_limit": args.memory_limit, "records": []}
+    workdir = tempfile.mkdtemp(prefix="scaling-", dir=args.workdir)
+    try:
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster) as client:
+            warm_cluster(client, workdir)
+            for stage in stages:
+                checked = None
+                for config in CONFIGS:
+                    rec, run = measure(source, stage, ages, config, client, workdir, args.memory_limit)
+                    rec["per_age"] = (check_forward(source, run, ages, summary) if stage == "forward"
+                                      else check_backward(run, ages))
+                    if checked is not None and rec["per_age"] != checked:
+                        raise RuntimeError(f"scaling: {stage} {config} produced other layers than threads_1: "
+                                           f"{rec['per_age']} against {checked}")
+                    checked = rec["per_age"]
+                    unit = "states" if stage == "forward" else "afterstates"
+                    rec["count"], rec["unit"] = sum(r[unit] for r in rec["per_age"]), unit
+                    rec["per_wall_s"] = rec["count"] / rec["wall_s"]
+                    rec["cores_busy"] = rec["cpu_s"] / rec["wall_s"]
+                    doc["records"].append(rec)
+                    shutil.rmtree(run.directory.parent)
+                    print(f"scaling: {stage} {config} {rec['wall_s']:.1f} s wall, {rec['cpu_s']:.1f} CPU s",
+                          file=sys.stderr)
+                one = next(r for r in doc["records"] if r["stage"] == stage and r["config"] == "threads_1")
+                for r in doc["records"]:
+                    if r["stage"] == stage:
+                        r["speedup"] = one["wall_s"] / r["wall_s"]
+                        r["speedup_computed"] = one["computed_s"] / r["computed_s"]
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    doc["load_end"] = list(os.getloadavg())
+    doc["target_speedup"] = TARGET_SPEEDUP
+    json.dump(doc, sys.stdout, indent=1)
+    print()
+    if args.record:
+        append_record(Path(args.record), doc, argv if argv is not None else sys.argv[1:])
+    return doc
+
+
+def append_record(path, doc, argv):
+    """One dated table row (the RECORD.md format: what | command | result) at the end of ``path``."""
+    cells = []
+    for r in doc["records"]:
+        cells.append(f"{r['stage']} {r['config']}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} CPU s, "
+                     f"{r['per_wall_s']:.3g} {r['unit']}/s, x{r['speedup']:.2f} "
+                     f"(ages alone {r['computed_s']:.1f} s, x{r['speedup_computed']:.2f})")
+    ages = f"{doc['ages'][0]}-{doc['ages'][-1]}"
+    row = (f"| {doc['date']}: {doc['board']} scaling, ages {ages} of {doc['source']} (commit "
+           f"{doc['machine']['git_commit']}{'+' if doc['machine']['git_dirty'] else ''}; load "
+           f"{doc['load_start'][0]:.2f}-{doc['load_end'][0]:.2f}; backward on synthetic successor values) "
+           f"| `python bench/scaling_4x3.py {' '.join(argv)}` | {'; '.join(cells)}; every config's layers "
+           f"identical (forward: the source's IDs and counts) |\n")
+    with open(path, "a") as f:
+        f.write(row)
+
+
+if __name__ == "__main__":
+    main()

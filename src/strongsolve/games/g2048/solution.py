@@ -18,7 +18,7 @@ import numpy as np
 
 from ...store.layers import read_attrs
 from ...store.rerun import inferred_command
-from .backward import state_values
+from .backward import state_values, value_stats
 from .board import DIRECTIONS, age, canonical, move, start_states
 from .boardtext import format_board
 from .report import read_solution, summary_rows
@@ -408,9 +408,7 @@ class Solution:
         if all(k in attrs for k in keys) and attrs.get("num_afterstates") == count and all(
                 attrs.get(k) == v for k, v in dict(self.run.params(), age=n).items()):
             return {k: attrs[k] for k in keys}
-        ids = self.run.load_afterstates(n)[0]
-        v = self.run.load_values(n, ids)
-        return {"value_min": float(v.min()), "value_mean": float(v.mean()), "value_max": float(v.max())}
+        return value_stats(self.run.load_values(n, self.run.load_afterstates(n)[0]))
 
     def age_table(self, values=True):
         """One row per age with a forward layer: counts, storage and value statistics.

@@ -260,7 +260,6 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                  for s in group for t in successors(*s) if t not in group}
             if spill.exists():
                 log(f"{label}: resuming from {spill}, left by a killed job")
-            spill.mkdir(parents=True, exist_ok=True)
             out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
                                       spill_dir=spill)
             for s, c in missing:  # each subgame renamed into place on its own

@@ -227,3 +227,39 @@ def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
     lines = []
     solve(lines.append, tmp_path / "killed", dict(prm, target_nash_conv=1e-7))
     assert lines and not any("resumed" in m for m in lines)
+
+
+def test_a_tighter_target_solves_again_only_the_subgames_above_it(tmp_path):
+    """A region solved to a loose NashConv, then asked for a tighter one: the subgames stored above
+    the new target are solved again and replaced in place, the others are kept untouched."""
+    from strongsolve.games.truco.grid import solve_tier
+    deck = small_deck(DECK)
+    root = deck_root(tmp_path, deck)
+    grid = root / "truco" / "grid"
+    loose = dict(target_nash_conv=1e-3, check_every=10, max_iterations=10**6,
+                 fixed_point_tol=1e-5, max_fixed_point_rounds=30, solver="tabular")
+    tight = dict(loose, target_nash_conv=1e-6)
+    quiet = lambda m: None
+    solve_tier("row11", tmp_path, tight, deck, min_score=9, log=quiet)
+    row11 = {p.name: (p / "zarr.json").stat().st_mtime_ns for p in grid.glob("s*.zarr")}
+    solve_tier("t1", tmp_path, loose, deck, min_score=9, log=quiet)
+    stored = lambda: {p.name: read_subgame(p, arrays=False)[0] for p in grid.glob("s*.zarr")}
+    before = stored()
+    above = {n for n, a in before.items() if a["nash_conv"] > 1e-6}
+    assert above and above.isdisjoint(row11)  # the loose t1 solve left some above 1e-6
+    lines = []
+    rows = solve_tier("t1", tmp_path, tight, deck, min_score=9, log=lines.append)
+    after = stored()
+    assert after.keys() == before.keys() and len(rows) == 8
+    for name, attrs in after.items():
+        if name in above:
+            assert attrs["nash_conv"] <= 1e-6 and attrs["params"]["target_nash_conv"] == 1e-6, name
+            assert any(name in m and "solving it again" in m for m in lines), name
+        else:
+            assert attrs == before[name], name
+    assert {p.name: (p / "zarr.json").stat().st_mtime_ns for p in grid.glob("s*.zarr")
+            if p.name in row11} == row11
+    assert not list(grid.glob(".*"))  # no old copy nor temporary left
+    lines = []
+    solve_tier("t1", tmp_path, tight, deck, min_score=9, log=lines.append)
+    assert stored() == after and not any("solving it again" in m for m in lines)

@@ -209,7 +209,7 @@ def continuation_value(root, a, b, deck, results=None):
 
 def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
     """Solve the groups of tier ``name`` with min(a, b) >= ``min_score`` whose subgames are not all
-    stored yet, and write each subgame (value, nash_conv, exploitability, iterations, seconds,
+    stored yet at the target NashConv (``_needs_solving``), and write each subgame (value, nash_conv, exploitability, iterations, seconds,
     cpu_seconds, max_rss_mib, the utility table and the policy).
 
     Parameters
@@ -250,8 +250,9 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
     for group in tier_groups(name):
         if min(min(s) for s in group) < min_score:
             continue
-        missing = [(s, c) for s in group for c in deck.classes if stored_path(root, *s, c) is None]
         label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
+        missing = [(s, c) for s in group for c in deck.classes
+                   if _needs_solving(stored_path(root, *s, c), prm, f"{label}: ", log)]
         # each subgame of each fixed-point round waits there, arrays and record, until the group is
         # stored (solve._spill): a killed job's next run solves only the subgames not there yet
         spill = grid_dir / f".group-{'_'.join(f'{a}-{b}' for a, b in group)}"
@@ -283,6 +284,21 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                                      "seconds", "cpu_seconds", "max_rss_mib", "n_nodes",
                                      "raise_caps")}))
     return rows
+
+
+def _needs_solving(path, prm, prefix="", log=print):
+    """Whether a subgame stored at ``path`` (None: not stored) must be solved for parameters
+    ``prm``: it is missing, or stored at a NashConv above ``prm["target_nash_conv"]`` (a region
+    solved to 1e-3 first, then asked for 1e-4, issue 21). Such a subgame stays on disk, and is read
+    as before, until its re-solved copy is renamed over it (``store.write_subgame``)."""
+    if path is None:
+        return True
+    nash_conv = read_subgame(path, arrays=False)[0]["nash_conv"]
+    if nash_conv > prm["target_nash_conv"]:
+        log(f"{prefix}{path.name} is stored at NashConv {nash_conv:.2e}, above the target "
+            f"{prm['target_nash_conv']:.1e}: solving it again (the stored copy stays until replaced)")
+        return True
+    return False
 
 
 SUMMARY_COLUMNS = ["mano", "pe", "vira_class", "tier", "value", "nash_conv", "exploitability",

@@ -75,9 +75,13 @@ def write_subgame(path, arrays, attrs):
         for name, arr in arrays.items():
             root.create_array(name, data=arr)
         root.attrs.update(with_checksum(attrs))
+        # a subgame solved again (a tighter target): the old copy is renamed aside, not deleted,
+        # until the new one is in place, so no kill leaves neither on disk
+        old = path.with_name(f".{path.name}.old-{uuid.uuid4().hex[:8]}")
         if path.exists():
-            shutil.rmtree(path)
+            os.replace(path, old)
         os.replace(tmp, path)
+        shutil.rmtree(old, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -16,8 +16,8 @@ import pytest
 from strongsolve.games.truco import abstraction as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.grid import (TIERS, continuation_value, deck_root, grid_path,
-                                          score_tier, small_deck, solve_command, successors,
-                                          tier_groups)
+                                          score_tier, small_deck, solve_command, solve_tier,
+                                          starting_values, successors, tier_groups)
 from strongsolve.games.truco.solve import check_params, solve_scores
 from strongsolve.games.truco.store import read_subgame
 from strongsolve.games.truco.tree import outcome_points
@@ -232,7 +232,6 @@ def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
 def test_a_tighter_target_solves_again_only_the_subgames_above_it(tmp_path):
     """A region solved to a loose NashConv, then asked for a tighter one: the subgames stored above
     the new target are solved again and replaced in place, the others are kept untouched."""
-    from strongsolve.games.truco.grid import solve_tier
     deck = small_deck(DECK)
     root = deck_root(tmp_path, deck)
     grid = root / "truco" / "grid"
@@ -247,6 +246,11 @@ def test_a_tighter_target_solves_again_only_the_subgames_above_it(tmp_path):
     before = stored()
     above = {n for n, a in before.items() if a["nash_conv"] > 1e-6}
     assert above and above.isdisjoint(row11)  # the loose t1 solve left some above 1e-6
+    # the group solved again starts its fixed point from its stored W, not from a neighbour's
+    for group in tier_groups("t1"):
+        start = starting_values(root, group, deck)
+        for s in group:
+            assert start[s] == continuation_value(root, *s, deck), s
     lines = []
     rows = solve_tier("t1", tmp_path, tight, deck, min_score=9, log=lines.append)
     after = stored()

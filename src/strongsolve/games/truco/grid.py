@@ -257,8 +257,7 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
         # stored (solve._spill): a killed job's next run solves only the subgames not there yet
         spill = grid_dir / f".group-{'_'.join(f'{a}-{b}' for a, b in group)}"
         if missing:
-            W = {t: continuation_value(root, *t, deck, results)
-                 for s in group for t in successors(*s) if t not in group}
+            W = starting_values(root, group, deck, results)
             if spill.exists():
                 log(f"{label}: resuming from {spill}, left by a killed job")
             out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
@@ -284,6 +283,26 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                                      "seconds", "cpu_seconds", "max_rss_mib", "n_nodes",
                                      "raise_caps")}))
     return rows
+
+
+def starting_values(root, group, deck, results=None):
+    """The continuation values a group's solve starts from (``solve.solve_scores``'s ``W``): W of
+    every score its hands lead to outside the group, and, for a score of the group whose subgames
+    are all stored already (solved again at a tighter target), its stored W as the first guess of
+    the fixed point, which then ends in one round when the stored values are close enough; else
+    ``solve_scores`` guesses from the neighbouring score.
+
+    Raises
+    ------
+    FileNotFoundError
+        As ``continuation_value``, for a missing score outside the group.
+    """
+    W = {t: continuation_value(root, *t, deck, results)
+         for s in group for t in successors(*s) if t not in group}
+    for s in group:
+        if all(stored_path(root, *s, c) is not None for c in deck.classes):
+            W[s] = continuation_value(root, *s, deck, results)
+    return W
 
 
 def _needs_solving(path, prm, prefix="", log=print):

@@ -3,12 +3,16 @@
 Inputs, all measured or published:
 
 - **rates by layer size**: the JSON of ``bench/scaling_4x3.py --configs threads_1`` over several
-  blocks of ages (default ``bench/data/rates_by_size_4x3.json``). Each threads_1 record gives a point
+  blocks of ages; several runs' files pool their points (default: ``bench/data/rates_by_size_4x3_*.json``,
+  two runs of the same blocks). Each threads_1 record gives a point
   (mean layer size of its block, rate per CPU second of the stage process: states/s for the forward,
   afterstates/s for the backward). The CPU seconds include the stage process's start-up (about 2 s),
   its I/O threads and its system time.
 - **the trend**: per stage, a least-squares fit ``rate = a + b * log10(layer size)`` (log-linear),
-  applied to every layer of the full solve, beyond the largest measured layer too (extrapolated).
+  applied to every layer of the full solve. Outside the measured layer sizes it is not trusted to
+  improve: below the smallest measured block the rate is the fit's at that block; above the largest
+  it is the lower of the fit extrapolated and the fit's at the largest block (a falling trend goes
+  on falling, a rising one is held).
 - **the layers of the full solve**: the authors' published states per age (Kaneko & Yamashita 2025):
   every age 4..600 (``bench/data/kaneko_4x3_states_to_600.txt``) and every 100th age after 600
   (``bench/data/kaneko_4x3_states_every_100_ages.txt``), the samples scaled so that all of them sum
@@ -27,7 +31,7 @@ Inputs, all measured or published:
 Wall time on ``--cores`` cores = core seconds (sum over layers of size / rate) / S(cores). Prints
 JSON; ``--markdown`` prints the README's table instead.
 
-    python bench/projection_4x3.py [RATES_JSON] [--scaling SCALING_JSON] [--cores 16] [--markdown]
+    python bench/projection_4x3.py [RATES_JSON ...] [--scaling SCALING_JSON] [--cores 16] [--markdown]
 """
 
 import argparse
@@ -42,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from published_4x3 import PUBLISHED, published_states  # noqa: E402  (the per-age reader)
 
 DATA = Path(__file__).with_name("data")
-RATES = DATA / "rates_by_size_4x3.json"
+RATES = sorted(DATA.glob("rates_by_size_4x3_*.json"))
 SCALING = DATA / "scaling_4x3_572-574.json"
 SAMPLED = DATA / "kaneko_4x3_states_every_100_ages.txt"
 TOTAL_STATES = 1_152_817_492_752       # Kaneko & Yamashita 2025
@@ -73,16 +77,20 @@ def fit_log_linear(sizes, rates):
     return float(a), float(b)
 
 
-def core_seconds(fit, sizes, weights=None):
-    """Sum over layers of ``weight * size / (a + b * log10(size))``: CPU seconds on one core.
+def core_seconds(fit, sizes, weights=None, smallest=None, largest=None):
+    """Sum over layers of ``weight * size / rate(size)``: CPU seconds on one core.
 
-    ``sizes`` (float64, any shape) are layer sizes > 0; ``weights`` (same shape, default 1) how many
-    layers each stands for. Raises ``ValueError`` if the fit gives a rate <= 0 at some size.
+    ``rate(size) = a + b * log10(size)`` with ``fit = (a, b)``, evaluated at ``max(size, smallest)``,
+    and above ``largest`` at most the rate at ``largest`` (``None``: no bound). ``sizes`` (float64, any
+    shape) are layer sizes > 0; ``weights`` (same shape, default 1) how many layers each stands for.
+    Raises ``ValueError`` if the rate is <= 0 at some size.
     """
     a, b = fit
     sizes = np.asarray(sizes, dtype=np.float64)
     weights = np.ones_like(sizes) if weights is None else np.asarray(weights, dtype=np.float64)
-    rates = a + b * np.log10(sizes)
+    rates = a + b * np.log10(sizes if smallest is None else np.maximum(sizes, smallest))
+    if largest is not None:
+        rates = np.where(sizes > largest, np.minimum(rates, a + b * math.log10(largest)), rates)
     if (rates <= 0).any():
         bad = sizes[rates <= 0][0]
         raise ValueError(f"projection: the fit rate = {a:.4g} + {b:.4g} * log10(size) is <= 0 at a layer "
@@ -133,14 +141,15 @@ def project(rates_doc, scaling_doc, cores=16, rate="per_cpu_s", layers=None,
         points = rate_points(rates_doc, stage, rate)
         fit = fit_log_linear(*points)
         stage_sizes = sizes if stage == "forward" else sizes * afterstate_ratio
-        cpu = core_seconds(fit, stage_sizes, weights)
+        cpu = core_seconds(fit, stage_sizes, weights, smallest=points[0].min(), largest=points[0].max())
         s2 = next(r["speedup"] for r in scaling_doc["records"]
                   if r["stage"] == stage and r["config"] == "threads_2")
         speedups = {"linear": float(cores), "per_doubling": speedup_per_doubling(s2, cores),
                     "amdahl": speedup_amdahl(s2, cores)}
         out["stages"][stage] = {
             "points": [[float(x), float(y)] for x, y in zip(*points)], "fit_a": fit[0], "fit_b_per_decade": fit[1],
-            "rate_at_largest": fit[0] + fit[1] * math.log10(stage_sizes.max()),
+            "measured_layers": [float(points[0].min()), float(points[0].max())],
+            "rate_at_largest": min(fit[0] + fit[1] * math.log10(v) for v in (stage_sizes.max(), points[0].max())),
             "count": float(np.sum(stage_sizes * weights)), "core_seconds": cpu, "speedup_2": s2,
             "speedup": speedups, "wall_s": {k: cpu / s for k, s in speedups.items()}}
     out["wall_s"] = {k: sum(out["stages"][s]["wall_s"][k] for s in STAGES) for k in ("linear", "per_doubling", "amdahl")}
@@ -168,7 +177,8 @@ def markdown(p):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("rates", nargs="?", default=str(RATES), help="scaling_4x3.py JSON with threads_1 blocks")
+    ap.add_argument("rates", nargs="*", default=[str(p) for p in RATES],
+                    help="scaling_4x3.py JSONs with threads_1 blocks (their points are pooled)")
     ap.add_argument("--scaling", default=str(SCALING), help="scaling_4x3.py JSON with threads_2 speed-ups")
     ap.add_argument("--cores", type=int, default=16)
     ap.add_argument("--rate", default="per_cpu_s", choices=("per_cpu_s", "per_wall_s", "per_computed_s"))
@@ -176,14 +186,19 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.cores < 1:
         raise SystemExit(f"projection: --cores {args.cores} is not allowed; give a core count >= 1")
+    if not args.rates:
+        raise SystemExit(f"projection: no rates JSON given and none in {DATA}; measure one with python "
+                         "bench/scaling_4x3.py results/2048_4x3 --configs threads_1 --ages 100-110,572-574 "
+                         f"> {DATA}/rates_by_size_4x3_run1.json")
     docs = []
-    for path in (args.rates, args.scaling):
+    for path in [*args.rates, args.scaling]:
         if not Path(path).exists():
             raise SystemExit(f"projection: no {path}; make it with python bench/scaling_4x3.py results/2048_4x3 "
                              "... > FILE")
         docs.append(json.loads(Path(path).read_text()))
     try:
-        p = project(*docs, cores=args.cores, rate=args.rate)
+        rates = {"records": [r for doc in docs[:-1] for r in doc["records"]]}
+        p = project(rates, docs[-1], cores=args.cores, rate=args.rate)
     except ValueError as e:
         raise SystemExit(str(e)) from None
     print(markdown(p) if args.markdown else json.dumps(p, indent=1))

@@ -233,16 +233,20 @@ def test_projection_arithmetic_on_a_made_up_input(tmp_path):
     layers = (proj.np.array([100.0, 10000.0]), proj.np.array([1.0, 2.0]))
     p = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)
     fwd, bwd = p["stages"]["forward"], p["stages"]["backward"]
-    assert fwd["core_seconds"] == pytest.approx(100 / 3 + 2 * 10000 / 5)   # 4033.33 s
+    # the layer of 10000 is above the largest measured (1000): the rising trend is held at rate 4
+    assert fwd["core_seconds"] == pytest.approx(100 / 3 + 2 * 10000 / 4)   # 5033.33 s
     assert bwd["core_seconds"] == pytest.approx(10 / 1 + 2 * 1000 / 3)     # 676.67 s
     assert fwd["count"] == 20100 and bwd["count"] == pytest.approx(2010)
     assert fwd["speedup"]["per_doubling"] == pytest.approx(16 * 0.75 ** 4)            # 5.0625
     assert fwd["speedup"]["amdahl"] == pytest.approx(1 / (1 / 3 + (2 / 3) / 16))      # 24 / 9
     assert bwd["speedup"]["per_doubling"] == pytest.approx(16 * 0.8 ** 4)             # 6.5536
     assert bwd["speedup"]["amdahl"] == pytest.approx(1 / (0.25 + 0.75 / 16))          # 3.368
-    assert p["wall_s"]["linear"] == pytest.approx((4033.3333333 + 676.6666667) / 16)
-    assert p["wall_s"]["amdahl"] == pytest.approx(4033.3333333 * 9 / 24 + 676.6666667 * 0.296875)
-    assert "| total | | 1.3 | 0.1 h |" in proj.markdown(p)  # 4710 s = 1.31 core hours
+    assert p["wall_s"]["linear"] == pytest.approx((5033.3333333 + 676.6666667) / 16)
+    assert p["wall_s"]["amdahl"] == pytest.approx(5033.3333333 * 9 / 24 + 676.6666667 * 0.296875)
+    assert "| total | | 1.6 | 0.1 h |" in proj.markdown(p)  # 5710 s = 1.59 core hours
+    # a falling trend goes on falling above the largest measured layer; below the smallest it is held
+    assert proj.core_seconds((10.0, -1.0), [1e4], smallest=10, largest=1000) == pytest.approx(1e4 / 6)
+    assert proj.core_seconds((0.0, 1.0), [1.0], smallest=10, largest=1000) == pytest.approx(1.0)
 
     # the layers of the full solve: complete ages weight 1, samples scaled to the total
     full, sample = tmp_path / "full.txt", tmp_path / "sample.txt"

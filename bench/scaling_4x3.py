@@ -8,7 +8,10 @@ directory holding copies of only the input layers it needs:
 - ``threads_1``  ``STRONGSOLVE_THREADS=1`` (dask's threaded scheduler, one thread)
 - ``threads_2``  ``STRONGSOLVE_THREADS=2``
 - ``workers_2``  ``--scheduler-address`` of a ``distributed.LocalCluster`` this script starts: 2 worker
-  processes of 1 thread each, warmed first by a 2x2 solve through the cluster (numba cache loaded).
+  processes of 1 thread each.
+
+Before any timing a 2x2 solve loads the numba kernels (through the cluster if there is one), so that
+no timed stage compiles.
 
 Forward: inputs are the afterstate layers of ages ``A - 4`` and ``A - 2``; every layer produced must
 decode to exactly the source run's IDs (and its counts equal the source's summary.csv).
@@ -18,17 +21,26 @@ and ``B + 4`` are written as zeros; every configuration must produce the same va
 
 Wall seconds are the stage subprocess's; CPU seconds add the stage subprocess (``os.wait4``), the
 distributed workers (``time.process_time`` in each worker, before and after) and this process (the
-scheduler runs in it). Rates are per wall second; the speed-up is threads_1's wall / the config's.
-Each stage subprocess pays its start-up (imports, loading the numba cache) in every configuration;
-``computed_s`` and ``speedup_computed`` leave it out (the sum of the stage log's per-age seconds).
+scheduler runs in it). Rates are per wall second (``per_wall_s``) and per CPU second (``per_cpu_s``:
+on shared cores the CPU seconds move much less with the other work than the wall seconds do); the
+speed-up is threads_1's wall / the config's. Each stage subprocess pays its start-up (imports,
+loading the numba cache) in every configuration; ``computed_s``, ``per_computed_s`` and
+``speedup_computed`` leave it out (the sum of the stage log's per-age seconds). Each record carries
+the 1-minute load average before and after it, and its block's largest layer (``largest_layer``:
+states for the forward, afterstates for the backward).
+
+Several blocks (``--ages 100-102,300-302``) give rates by layer size in one run; ``--configs
+threads_1`` measures one thread only (no cluster is started unless ``workers_2`` is asked for).
 
 Usage::
 
-    python bench/scaling_4x3.py [SOURCE_RUN] [--ages 572-574] [--stages forward,backward]
-                                [--workdir DIR] [--memory-limit BYTES] [--record bench/RECORD.md]
+    python bench/scaling_4x3.py [SOURCE_RUN] [--ages 572-574[,A-B...]] [--stages forward,backward]
+                                [--configs threads_1,threads_2,workers_2] [--workdir DIR]
+                                [--memory-limit BYTES] [--record bench/RECORD.md]
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -114,7 +126,7 @@ def measure(source, stage, ages, config, client, workdir, memory_limit):
     if code != 0:
         raise RuntimeError(f"scaling: {stage} {config} failed (exit {code}):\n{err[-3000:]}")
     worker_cpu = sum(client.run(time.process_time)[w] - c for w, c in workers_cpu.items()) if workers_cpu else 0.0
-    rec = {"stage": stage, "config": config, "threads": threads, "wall_s": wall,
+    rec = {"stage": stage, "config": config, "ages": ages, "threads": threads, "wall_s": wall,
            "cpu_s": cpu + worker_cpu + (time.process_time() - own_cpu if address else 0.0),
            "stage_process_cpu_s": cpu, "workers_cpu_s": worker_cpu, "stage_peak_rss_bytes": rss,
            "log": [line for line in err.splitlines() if line.startswith(f"{stage} age ")]}
@@ -152,71 +164,63 @@ def check_backward(run, ages):
     return out
 
 
-def warm_cluster(client, workdir):
-    """Load the numba kernels in the workers (a 2x2 solve through the cluster), outside the timing."""
+def warm_kernels(workdir, client=None):
+    """Load the numba kernels (a 2x2 solve; through the cluster's workers if ``client``), outside the timing."""
     directory = Path(tempfile.mkdtemp(prefix="warm-", dir=workdir)) / "run"
-    argv = [sys.executable, "-m", "strongsolve", "2048", "solve", str(directory), "--rows", "2", "--cols", "2",
-            "--scheduler-address", client.scheduler.address]
+    argv = [sys.executable, "-m", "strongsolve", "2048", "solve", str(directory), "--rows", "2", "--cols", "2"]
+    if client is not None:
+        argv += ["--scheduler-address", client.scheduler.address]
     code, _, err, *_ = bench_run.run_child(argv, env=bench_run.child_env(2))
     if code != 0:
-        raise RuntimeError(f"scaling: warm-up 2x2 solve through the cluster failed (exit {code}):\n{err[-3000:]}")
+        raise RuntimeError(f"scaling: warm-up 2x2 solve {argv} failed (exit {code}):\n{err[-3000:]}")
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", nargs="?", default=str(REPO / "results" / "2048_4x3"),
                         help="a forward run directory (read only; default results/2048_4x3)")
-    parser.add_argument("--ages", default="572-574", help="block of even ages FIRST-LAST (default 572-574)")
+    parser.add_argument("--ages", default="572-574",
+                        help="comma-separated blocks of even ages FIRST-LAST (default 572-574)")
     parser.add_argument("--stages", default="forward,backward", help="comma-separated: forward, backward")
+    parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated: " + ", ".join(CONFIGS))
     parser.add_argument("--workdir", default=None, help="where the temporary runs go (default: the system's)")
     parser.add_argument("--memory-limit", type=int, default=None,
                         help="the stages' --memory-limit in bytes (default: none, all in memory)")
-    parser.add_argument("--record", default=None, help="append a dated row to this markdown file")
+    parser.add_argument("--record", default=None, help="append a dated row per block to this markdown file")
     args = parser.parse_args(argv)
     from strongsolve.commands.g2048 import _ages
     from strongsolve.games.g2048.report import read_summary
-    ages = _ages(args.ages)
+    blocks = [_ages(text) for text in args.ages.split(",") if text]
     stages = [s for s in args.stages.split(",") if s]
     if any(s not in STAGES for s in stages):
         raise SystemExit(f"scaling: --stages {args.stages!r} is not allowed; allowed: forward, backward")
+    configs = [c for c in args.configs.split(",") if c]
+    if not configs or any(c not in CONFIGS for c in configs):
+        raise SystemExit(f"scaling: --configs {args.configs!r} is not allowed; allowed: {', '.join(CONFIGS)}")
     source = open_run(args.source)
     summary = {r["age"]: r for r in read_summary(source.directory)}
-    missing = [n for n in ages if n not in summary]
+    missing = [n for ages in blocks for n in ages if n not in summary]
     if missing:
         raise SystemExit(f"scaling: age {missing[0]} is not in {source.directory}/summary.csv; choose --ages "
                          f"within {min(summary)}-{max(summary)}")
-    from distributed import Client, LocalCluster
     doc = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "machine": bench_run.machine(),
-           "load_start": list(os.getloadavg()), "source": str(source.directory), "ages": ages,
-           "board": f"{source.rows}x{source.cols}", "memory_limit": args.memory_limit, "records": []}
+           "load_start": list(os.getloadavg()), "source": str(source.directory),
+           "ages": blocks[0] if len(blocks) == 1 else blocks, "board": f"{source.rows}x{source.cols}",
+           "memory_limit": args.memory_limit, "records": []}
     workdir = tempfile.mkdtemp(prefix="scaling-", dir=args.workdir)
     try:
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
-            warm_cluster(client, workdir)
-            for stage in stages:
-                checked = None
-                for config in CONFIGS:
-                    rec, run = measure(source, stage, ages, config, client, workdir, args.memory_limit)
-                    rec["per_age"] = (check_forward(source, run, ages, summary) if stage == "forward"
-                                      else check_backward(run, ages))
-                    if checked is not None and rec["per_age"] != checked:
-                        raise RuntimeError(f"scaling: {stage} {config} produced other layers than threads_1: "
-                                           f"{rec['per_age']} against {checked}")
-                    checked = rec["per_age"]
-                    unit = "states" if stage == "forward" else "afterstates"
-                    rec["count"], rec["unit"] = sum(r[unit] for r in rec["per_age"]), unit
-                    rec["per_wall_s"] = rec["count"] / rec["wall_s"]
-                    rec["cores_busy"] = rec["cpu_s"] / rec["wall_s"]
-                    doc["records"].append(rec)
-                    shutil.rmtree(run.directory.parent)
-                    print(f"scaling: {stage} {config} {rec['wall_s']:.1f} s wall, {rec['cpu_s']:.1f} CPU s",
-                          file=sys.stderr)
-                one = next(r for r in doc["records"] if r["stage"] == stage and r["config"] == "threads_1")
-                for r in doc["records"]:
-                    if r["stage"] == stage:
-                        r["speedup"] = one["wall_s"] / r["wall_s"]
-                        r["speedup_computed"] = one["computed_s"] / r["computed_s"]
+        with contextlib.ExitStack() as stack:
+            client = None
+            if "workers_2" in configs:
+                from distributed import Client, LocalCluster
+                cluster = stack.enter_context(LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                                           dashboard_address=None))
+                client = stack.enter_context(Client(cluster))
+            warm_kernels(workdir, client)
+            for ages in blocks:
+                for stage in stages:
+                    doc["records"] += measure_block(source, stage, ages, configs, client, workdir,
+                                                    args.memory_limit, summary)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     doc["load_end"] = list(os.getloadavg())
@@ -228,21 +232,57 @@ def main(argv=None):
     return doc
 
 
+def measure_block(source, stage, ages, configs, client, workdir, memory_limit, summary):
+    """Every config of ``configs`` on one stage of one block of ages; their records, checked alike."""
+    records, checked = [], None
+    for config in configs:
+        load_before = os.getloadavg()[0]
+        rec, run = measure(source, stage, ages, config, client, workdir, memory_limit)
+        rec["load_1min"] = [load_before, os.getloadavg()[0]]
+        rec["per_age"] = (check_forward(source, run, ages, summary) if stage == "forward"
+                          else check_backward(run, ages))
+        if checked is not None and rec["per_age"] != checked:
+            raise RuntimeError(f"scaling: {stage} ages {ages[0]}-{ages[-1]} {config} produced other layers "
+                               f"than {configs[0]}: {rec['per_age']} against {checked}")
+        checked = rec["per_age"]
+        unit = "states" if stage == "forward" else "afterstates"
+        rec["count"], rec["unit"] = sum(r[unit] for r in rec["per_age"]), unit
+        rec["largest_layer"] = max(r[unit] for r in rec["per_age"])
+        rec["per_wall_s"] = rec["count"] / rec["wall_s"]
+        rec["per_cpu_s"] = rec["count"] / rec["cpu_s"]
+        rec["per_computed_s"] = rec["count"] / rec["computed_s"] if rec["computed_s"] else None
+        rec["cores_busy"] = rec["cpu_s"] / rec["wall_s"]
+        records.append(rec)
+        shutil.rmtree(run.directory.parent)
+        print(f"scaling: {stage} ages {ages[0]}-{ages[-1]} {config} {rec['wall_s']:.1f} s wall, "
+              f"{rec['cpu_s']:.1f} CPU s", file=sys.stderr)
+    one = next((r for r in records if r["config"] == "threads_1"), None)
+    if one is not None:
+        for r in records:
+            r["speedup"] = one["wall_s"] / r["wall_s"]
+            r["speedup_computed"] = one["computed_s"] / r["computed_s"]
+    return records
+
+
 def append_record(path, doc, argv):
-    """One dated table row (the RECORD.md format: what | command | result) at the end of ``path``."""
-    cells = []
-    for r in doc["records"]:
-        cells.append(f"{r['stage']} {r['config']}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} CPU s, "
-                     f"{r['per_wall_s']:.3g} {r['unit']}/s, x{r['speedup']:.2f} "
-                     f"(ages alone {r['computed_s']:.1f} s, x{r['speedup_computed']:.2f})")
-    ages = f"{doc['ages'][0]}-{doc['ages'][-1]}"
-    row = (f"| {doc['date']}: {doc['board']} scaling, ages {ages} of {doc['source']} (commit "
-           f"{doc['machine']['git_commit']}{'+' if doc['machine']['git_dirty'] else ''}; load "
-           f"{doc['load_start'][0]:.2f}-{doc['load_end'][0]:.2f}; backward on synthetic successor values) "
-           f"| `python bench/scaling_4x3.py {' '.join(argv)}` | {'; '.join(cells)}; every config's layers "
-           f"identical (forward: the source's IDs and counts) |\n")
+    """One dated table row per block of ages (the RECORD.md format: what | command | result) at the end of ``path``."""
+    blocks = doc["ages"] if isinstance(doc["ages"][0], list) else [doc["ages"]]
+    rows = []
+    for ages in blocks:
+        cells = []
+        for r in (r for r in doc["records"] if r["ages"] == ages):
+            speedup = (f", x{r['speedup']:.2f} (ages alone {r['computed_s']:.1f} s, x{r['speedup_computed']:.2f})"
+                       if "speedup" in r else f" (ages alone {r['computed_s']:.1f} s)")
+            cells.append(f"{r['stage']} {r['config']}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} CPU s, "
+                         f"{r['per_wall_s']:.3g} {r['unit']}/s wall, {r['per_cpu_s']:.3g}/CPU s, largest layer "
+                         f"{r['largest_layer']:,}, load {r['load_1min'][0]:.2f}-{r['load_1min'][1]:.2f}{speedup}")
+        rows.append(f"| {doc['date']}: {doc['board']} scaling, ages {ages[0]}-{ages[-1]} of {doc['source']} (commit "
+                    f"{doc['machine']['git_commit']}{'+' if doc['machine']['git_dirty'] else ''}; load "
+                    f"{doc['load_start'][0]:.2f}-{doc['load_end'][0]:.2f}; backward on synthetic successor values) "
+                    f"| `python bench/scaling_4x3.py {' '.join(argv)}` | {'; '.join(cells)}; every config's layers "
+                    f"identical (forward: the source's IDs and counts) |\n")
     with open(path, "a") as f:
-        f.write(row)
+        f.write("".join(rows))
 
 
 if __name__ == "__main__":

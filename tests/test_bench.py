@@ -207,3 +207,87 @@ def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
         assert r["speedup"] == first["wall_s"] / r["wall_s"]
     assert (tmp_path / "RECORD.md").read_text().count("\n") == 1
     assert not list(tmp_path.glob("scaling-*"))  # the temporary runs are removed
+
+
+def _rates_record(stage, config, count, rate, ages=2):
+    return {"stage": stage, "config": config, "count": count, "per_cpu_s": rate,
+            "per_age": [{"age": 4 + 2 * i} for i in range(ages)]}
+
+
+def test_projection_arithmetic_on_a_made_up_input(tmp_path):
+    # bench/projection_4x3.py (issue 20): the log-linear fit, the sum of layer / rate, the two
+    # speed-up models, all on numbers small enough to work out by hand (below each assert)
+    import projection_4x3 as proj
+
+    rates = {"records": [
+        _rates_record("forward", "threads_1", 20, 2.0),      # mean layer 10 -> 2 states/s
+        _rates_record("forward", "threads_1", 2000, 4.0),    # mean layer 1000 -> 4 states/s
+        _rates_record("forward", "threads_2", 2000, 99.0),   # not one thread: ignored
+        _rates_record("backward", "threads_1", 30, 1.0, ages=3),   # mean 10 -> 1 afterstate/s
+        _rates_record("backward", "threads_1", 2000, 3.0)]}        # mean 1000 -> 3
+    scaling = {"records": [{"stage": "forward", "config": "threads_2", "speedup": 1.5},
+                           {"stage": "backward", "config": "threads_2", "speedup": 1.6}]}
+    # forward: rate = 1 + 1 * log10(layer); backward: rate = 0 + 1 * log10(layer)
+    assert proj.fit_log_linear(*proj.rate_points(rates, "forward")) == pytest.approx((1.0, 1.0))
+    assert proj.fit_log_linear(*proj.rate_points(rates, "backward")) == pytest.approx((0.0, 1.0), abs=1e-12)
+    layers = (proj.np.array([100.0, 10000.0]), proj.np.array([1.0, 2.0]))
+    p = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)
+    fwd, bwd = p["stages"]["forward"], p["stages"]["backward"]
+    # the layer of 10000 is above the largest measured (1000): the rising trend is held at rate 4
+    assert fwd["core_seconds"] == pytest.approx(100 / 3 + 2 * 10000 / 4)   # 5033.33 s
+    assert bwd["core_seconds"] == pytest.approx(10 / 1 + 2 * 1000 / 3)     # 676.67 s
+    assert fwd["count"] == 20100 and bwd["count"] == pytest.approx(2010)
+    assert fwd["speedup"]["per_doubling"] == pytest.approx(16 * 0.75 ** 4)            # 5.0625
+    assert fwd["speedup"]["amdahl"] == pytest.approx(1 / (1 / 3 + (2 / 3) / 16))      # 24 / 9
+    assert bwd["speedup"]["per_doubling"] == pytest.approx(16 * 0.8 ** 4)             # 6.5536
+    assert bwd["speedup"]["amdahl"] == pytest.approx(1 / (0.25 + 0.75 / 16))          # 3.368
+    assert p["wall_s"]["linear"] == pytest.approx((5033.3333333 + 676.6666667) / 16)
+    assert p["wall_s"]["amdahl"] == pytest.approx(5033.3333333 * 9 / 24 + 676.6666667 * 0.296875)
+    assert "| total | | 1.6 | 0.1 h |" in proj.markdown(p)  # 5710 s = 1.59 core hours
+    # a falling trend goes on falling above the largest measured layer; below the smallest it is held
+    assert proj.core_seconds((10.0, -1.0), [1e4], smallest=10, largest=1000) == pytest.approx(1e4 / 6)
+    assert proj.core_seconds((0.0, 1.0), [1.0], smallest=10, largest=1000) == pytest.approx(1.0)
+
+    # the layers of the full solve: complete ages weight 1, samples scaled to the total
+    full, sample = tmp_path / "full.txt", tmp_path / "sample.txt"
+    full.write_text("# comment\n4 10\n6 20\n")
+    sample.write_text("100 5\n200 15\n")
+    sizes, weights = proj.full_solve_layers(full, sample, total=230)
+    assert sizes.tolist() == [10, 20, 5, 15] and weights.tolist() == [1, 1, 10, 10]  # (230 - 30) / 20
+    sample.write_text("6 5\n")
+    with pytest.raises(ValueError, match="within the ages"):
+        proj.full_solve_layers(full, sample, total=230)
+    # a fit that reaches rate 0 inside the layers, and a single layer size, are refused
+    with pytest.raises(ValueError, match="<= 0 at a layer of 1"):
+        proj.core_seconds((0.0, 1.0), [1.0, 100.0])
+    with pytest.raises(ValueError, match="a trend needs two"):
+        proj.rate_points({"records": rates["records"][:1]}, "forward")
+
+
+@pytest.mark.slow
+def test_scaling_measures_several_blocks_on_one_thread(tmp_path):
+    # bench/scaling_4x3.py --configs threads_1 over two blocks (rates by layer size, issue 20): one
+    # record per block and stage, the naive solver's counts, the largest layer of each block, one
+    # RECORD.md row per block
+    from strongsolve.games.g2048 import pipeline
+    source = tmp_path / "source"
+    pipeline.solve(source, 2, 3, max_age=28, log=io.StringIO())
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--ages",
+                           "12-14,20-24", "--configs", "threads_1", "--workdir", str(tmp_path),
+                           "--record", str(tmp_path / "RECORD.md")], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(proc.stdout)
+    counts = naive.canonical_counts(2, 3)
+    assert doc["ages"] == [[12, 14], [20, 22, 24]]
+    assert [(r["ages"], r["stage"], r["config"]) for r in doc["records"]] == [
+        (ages, stage, "threads_1") for ages in ([12, 14], [20, 22, 24]) for stage in ("forward", "backward")]
+    for r in doc["records"]:
+        column = 0 if r["stage"] == "forward" else 1
+        assert r["count"] == sum(counts[n][column] for n in r["ages"])
+        assert r["largest_layer"] == max(counts[n][column] for n in r["ages"])
+        assert r["per_cpu_s"] == r["count"] / r["cpu_s"] and r["speedup"] == 1.0
+    rows = (tmp_path / "RECORD.md").read_text().splitlines()
+    assert [row.split(", ages ")[1].split(" ")[0] for row in rows] == ["12-14", "20-24"]
+    bad = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--configs",
+                          "threads_3"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "--configs 'threads_3' is not allowed" in bad.stderr

@@ -267,3 +267,52 @@ def test_a_tighter_target_solves_again_only_the_subgames_above_it(tmp_path):
     lines = []
     solve_tier("t1", tmp_path, tight, deck, min_score=9, log=lines.append)
     assert stored() == after and not any("solving it again" in m for m in lines)
+
+
+@pytest.mark.parametrize("solver", ["forest", "tabular"])
+def test_a_subgame_killed_mid_solve_continues_from_its_checkpoint(tmp_path, monkeypatch, solver):
+    """A subgame saves its CFR accumulators while it is solved (``solve.Partial``): a job killed in
+    the middle of one continues from the last checkpoint and ends bit for bit where an unbroken
+    run does."""
+    from strongsolve.games.truco import solve as solve_module
+    deck = small_deck(DECK)
+    decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
+    group = [(10, 10)]
+    W = {t: 0.5 + 0.01 * (t[0] - t[1]) for t in successors(10, 10) if t not in group}
+    prm = check_params(dict(target_nash_conv=1e-7, check_every=10, max_iterations=10**6,
+                            fixed_point_tol=1e-9, max_fixed_point_rounds=30, solver=solver))
+    solve = lambda spill: solve_scores(group, W, decks, deck.probabilities, prm, lambda m: None,
+                                       "g", spill_dir=spill)
+    whole, _ = solve(tmp_path / "unbroken")
+    assert whole[((10, 10), 0)]["iterations"] > 30
+
+    class Killed(Exception):
+        pass
+
+    checks = []
+
+    def killed_at_the_third_check(s, c, every=60.0):
+        def progress(iterations, nash_conv, seconds):
+            checks.append(iterations)
+            if len(checks) == 3:
+                raise Killed
+        return progress
+
+    monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)
+    real_progress = solve_module._progress_line
+    monkeypatch.setattr(solve_module, "_progress_line", killed_at_the_third_check)
+    with pytest.raises(Killed):
+        solve(tmp_path / "killed")
+    saved = json.loads((tmp_path / "killed" / "s10-10_v0_r0_partial.json").read_text())
+    assert checks == [10, 20, 30] and saved["iters"] == 30 and saved["start_iters"] == 0
+    assert sorted(p.name for p in (tmp_path / "killed").glob("*partial_i*.npy")) == [
+        "s10-10_v0_r0_partial_i30_regret.npy", "s10-10_v0_r0_partial_i30_strat_sum.npy"]
+    monkeypatch.setattr(solve_module, "_progress_line", real_progress)
+    out, _ = solve(tmp_path / "killed")
+    assert out.keys() == whole.keys()
+    for k in whole:
+        for field in ("value", "nash_conv", "iterations", "p_nobody", "utility"):
+            assert out[k][field] == whole[k][field], (k, field)
+        for name, arr in whole[k]["arrays"].items():
+            assert np.array_equal(out[k]["arrays"][name], arr), (k, name)
+    assert not list((tmp_path / "killed").glob("*partial*"))  # gone once the subgames are whole

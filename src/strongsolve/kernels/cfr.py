@@ -405,7 +405,7 @@ class CFRResult:
 
 
 def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, alpha=1.5, beta=0.0,
-          gamma=2.0, warm_start=None, validate=True, progress=None):
+          gamma=2.0, warm_start=None, validate=True, progress=None, checkpoint=None):
     """Run discounted CFR until the average strategy's NashConv is at most ``target_nash_conv``.
 
     Parameters
@@ -424,6 +424,10 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
     progress : callable or None
         Called after every check as ``progress(iterations, nash_conv, seconds)`` (iterations
         including a warm start's, wall seconds of this call), e.g. to show a long solve's progress.
+    checkpoint : callable or None
+        Called after every check that does not end the solve as ``checkpoint(regret, strat_sum,
+        iterations)``, before ``progress``: a solve warm-started from those three continues exactly
+        as this one does (the same iterations, checks and arrays, bit for bit), e.g. after a kill.
 
     Returns
     -------
@@ -461,9 +465,12 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
         iters += k
         strategy = average_strategy(g, strat_sum)
         ev = evaluate(g, strategy)
+        finished = ev["nash_conv"] <= target_nash_conv or iters >= max_iterations
+        if checkpoint is not None and not finished:
+            checkpoint(regret, strat_sum, done + iters)
         if progress is not None:
             progress(done + iters, ev["nash_conv"], time.perf_counter() - start)
-        if ev["nash_conv"] <= target_nash_conv or iters >= max_iterations:
+        if finished:
             break
     return CFRResult(strategy, regret, strat_sum, ev["value"], ev["nash_conv"], ev["exploitability"],
                      done + iters, time.perf_counter() - start, time.process_time() - cpu_start)

@@ -570,7 +570,8 @@ def evaluate(forest, strategy):
 
 
 def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, alpha=1.5,
-          beta=0.0, gamma=2.0, warm_start=None, overwrite_warm_start=False, progress=None):
+          beta=0.0, gamma=2.0, warm_start=None, overwrite_warm_start=False, progress=None,
+          checkpoint=None):
     """Run discounted CFR on a ``Forest`` until the average strategy's NashConv is at most
     ``target_nash_conv``: ``kernels.cfr.solve`` for a chance-rooted forest.
 
@@ -584,7 +585,7 @@ def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50,
     overwrite_warm_start : bool
         Update the warm-start arrays in place instead of copying them (saves 16 bytes per slot
         when the caller drops them anyway); read-only arrays (memory maps) are copied anyway.
-    progress : callable or None
+    progress, checkpoint : callable or None
         As ``kernels.cfr.solve``.
 
     Returns
@@ -622,9 +623,12 @@ def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50,
         iters += k
         average_strategy(forest, strat_sum, out=strategy)  # the scratch is free until the next pass
         ev = evaluate(forest, strategy)
+        finished = ev["nash_conv"] <= target_nash_conv or iters >= max_iterations
+        if checkpoint is not None and not finished:
+            checkpoint(regret, strat_sum, done + iters)
         if progress is not None:
             progress(done + iters, ev["nash_conv"], time.perf_counter() - start)
-        if ev["nash_conv"] <= target_nash_conv or iters >= max_iterations:
+        if finished:
             break
     res = CFRResult(strategy, regret, strat_sum, ev["value"], ev["nash_conv"], ev["exploitability"],
                     done + iters, time.perf_counter() - start, time.process_time() - cpu_start)

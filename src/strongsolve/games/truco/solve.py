@@ -285,9 +285,12 @@ def _solve_chain(job):
         rec = _spilled(spill_dir, s, c, rnd, table, prm) if spill_dir is not None else None
         resumed = rec is not None
         if not resumed:
-            rec = _solve_one(s, c, decks[c], table, prm, _as_maps(warm.get(c)), prev, rnd == 0)
+            partial = Partial(spill_dir, s, c, rnd, table, prm) if spill_dir is not None else None
+            rec = _solve_one(s, c, decks[c], table, prm, _as_maps(warm.get(c)), prev, rnd == 0,
+                             partial)
             if spill_dir is not None:
                 rec = _spill(rec, spill_dir, rnd, prm)
+                partial.remove()
         out.append(rec[:4] + (resumed,))
         prev = rec[4]
     return _as_paths(out)
@@ -380,6 +383,71 @@ def _spilled(spill_dir, s, c, rnd, table, prm):
             (maps["infoset_key"], maps["infoset_ptr"], maps["regret"]))
 
 
+CHECKPOINT_SECONDS = 600.0
+"""A subgame being solved saves its CFR accumulators at most this often (wall seconds): a killed
+job loses at most about this much of each subgame it was solving."""
+
+
+class Partial:
+    """The checkpoint of a subgame still being solved, in a group's spill folder (``_spill``):
+    ``<stem>_partial.json`` (iterations, the iterations it started from, seconds and CPU seconds
+    so far, utility table, parameters), written last and atomically, naming
+    ``<stem>_partial_i<iterations>_{regret,strat_sum}.npy``. A solve warm-started from it continues
+    exactly as the killed one would have (``kernels.cfr.solve``'s ``checkpoint``)."""
+
+    def __init__(self, spill_dir, s, c, rnd, table, prm):
+        self.dir, self.stem = Path(spill_dir), _spill_stem(s, c, rnd) + "_partial"
+        self.table = [float(u) for u in table]
+        self.solved_with = _solved_with(prm)
+        self.last = time.perf_counter()
+
+    def load(self):
+        """(regret, strat_sum, iterations, start_iterations, seconds, cpu_seconds) of a
+        checkpoint left for the same utility table and parameters, or None."""
+        meta_path = self.dir / f"{self.stem}.json"
+        if not meta_path.exists():
+            return None
+        meta = json.loads(meta_path.read_text())
+        if meta["solved_with"] != self.solved_with or meta["utility"] != self.table:
+            return None
+        arrays = [np.load(self.dir / f"{self.stem}_i{meta['iters']}_{name}.npy")
+                  for name in ("regret", "strat_sum")]
+        return (*arrays, meta["iters"], meta["start_iters"], meta["seconds"], meta["cpu_seconds"])
+
+    def saver(self, start_iters, t0, c0, seconds0=0.0, cpu0=0.0, every=None):
+        """A ``checkpoint`` callback for the CFR solvers that saves at most once per ``every``
+        seconds (``CHECKPOINT_SECONDS``); ``t0``, ``c0`` the wall and CPU clocks at the start of
+        this solve, ``seconds0``, ``cpu0`` the time of the killed runs before it."""
+        every = CHECKPOINT_SECONDS if every is None else every
+
+        def checkpoint(regret, strat_sum, iterations):
+            if time.perf_counter() - self.last < every:
+                return
+            for name, arr in (("regret", regret), ("strat_sum", strat_sum)):
+                path = self.dir / f"{self.stem}_i{iterations}_{name}.npy"
+                tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+                with open(tmp, "wb") as fh:
+                    np.save(fh, arr)
+                os.replace(tmp, path)
+            meta = dict(iters=int(iterations), start_iters=int(start_iters),
+                        seconds=seconds0 + time.perf_counter() - t0,
+                        cpu_seconds=cpu0 + time.process_time() - c0, utility=self.table,
+                        solved_with=self.solved_with)
+            write_text_atomic(self.dir / f"{self.stem}.json", json.dumps(meta))
+            self.remove(keep=iterations)
+            self.last = time.perf_counter()
+        return checkpoint
+
+    def remove(self, keep=None):
+        """Remove the checkpoint's arrays (all, or all but those of iteration ``keep``), and with
+        ``keep`` None its record too (the subgame is spilled whole)."""
+        if keep is None:  # the record first: it must never name arrays already gone
+            (self.dir / f"{self.stem}.json").unlink(missing_ok=True)
+        for old in self.dir.glob(f"{self.stem}_i*_*.npy"):
+            if keep is None or not old.name.startswith(f"{self.stem}_i{keep}_"):
+                old.unlink()
+
+
 def _progress_line(s, c, every=60.0):
     """A ``progress`` callback for the CFR solvers that prints a subgame's iterations and NashConv
     to stderr at most once per ``every`` seconds (a full-deck raise subgame runs for minutes)."""
@@ -393,13 +461,26 @@ def _progress_line(s, c, every=60.0):
     return progress
 
 
-def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
+def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
     """Solve subgame (score, class), warm-started from ``own`` (regret, strat_sum, iterations) of
-    an earlier round, else from ``neighbour`` (infoset_key, infoset_ptr, regret) of another class.
+    an earlier round, else from ``neighbour`` (infoset_key, infoset_ptr, regret) of another class;
+    with a ``Partial``, from its checkpoint if a killed job left one, and saving one as it goes.
     Returns the score, the class, the record to store, the CFR accumulators for the next round and
     the transfer triple for the next class."""
     hands, pairs, weights = deck
     t0, c0 = time.perf_counter(), time.process_time()
+    start_iters = 0 if own is None else int(own[2])
+    max_iterations = prm["max_iterations"]
+    resume = partial.load() if partial is not None else None
+    if resume is not None:
+        regret, strat_sum, iters, start_iters, seconds, cpu_seconds = resume
+        own, neighbour = (regret, strat_sum, iters), None
+        max_iterations -= iters - start_iters
+        t0, c0 = t0 - seconds, c0 - cpu_seconds  # the killed job's time counts in the record
+        print(f"  score {s[0]}-{s[1]} class {c}: continuing from the checkpoint at iteration {iters}",
+              file=sys.stderr, flush=True)
+    cfr = dict(max_iterations=max_iterations,
+               checkpoint=partial.saver(start_iters, t0, c0) if partial is not None else None)
     if prm["solver"] == "lp" and len(pairs) >= FOREST_MIN_DEALS:
         raise ValueError(f"solver lp is the exact LP for small decks (below {FOREST_MIN_DEALS} deal "
                          f"pairs); score {s[0]}-{s[1]} class {c} has {len(pairs)}: use "
@@ -418,7 +499,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
         # tabular (check_params refuses solver "forest" with face_down)
         if prm["solver"] == "forest" or (prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS
                                          and not prm["face_down"]):
-            return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0)
+            return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
                                raise_caps=raise_caps(*s, prune), face_down=prm["face_down"])
@@ -431,16 +512,17 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate):
         res = solve_lp(tree.game, validate=validate)
     else:
         res = solve(tree.game, target_nash_conv=prm["target_nash_conv"],
-                    max_iterations=prm["max_iterations"], check_every=prm["check_every"],
-                    warm_start=warm, validate=validate, progress=_progress_line(s, c))
+                    check_every=prm["check_every"], warm_start=warm, validate=validate,
+                    progress=_progress_line(s, c), **cfr)
     reach = reach_probabilities(tree.game, res.strategy)
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
                    tree.infoset_key, tree.hands, t0, c0, tree.face_down)
 
 
-def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0):
-    """``_solve_one`` for a raise subgame with kernels/forest_cfr.py (never the whole tree)."""
+def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr):
+    """``_solve_one`` for a raise subgame with kernels/forest_cfr.py (never the whole tree);
+    ``cfr`` holds the solver's ``max_iterations`` and ``checkpoint``."""
     hands, pairs, weights = deck
     forest = build_raise_forest(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                 three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
@@ -455,9 +537,8 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0):
     else:
         warm = None
     res = forest_cfr.solve(forest, target_nash_conv=prm["target_nash_conv"],
-                           max_iterations=prm["max_iterations"], check_every=prm["check_every"],
-                           warm_start=warm, overwrite_warm_start=True,
-                           progress=_progress_line(s, c))
+                           check_every=prm["check_every"], warm_start=warm,
+                           overwrite_warm_start=True, progress=_progress_line(s, c), **cfr)
     return _record(s, c, table, prune, forest.raise_caps, forest.n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
                    forest.infoset_key, forest.hands, t0, c0)

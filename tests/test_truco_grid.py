@@ -190,6 +190,16 @@ def test_workflow_solves_the_whole_small_deck_grid_like_the_plain_recursion(tmp_
     assert errors[worst] <= 1e-9, (worst, errors[worst])  # issue 21's acceptance
 
 
+def assert_same_solutions(out, whole):
+    """Two ``solve_scores`` outputs equal bit for bit: records and arrays of every subgame."""
+    assert out.keys() == whole.keys()
+    for k in whole:
+        for field in ("value", "nash_conv", "iterations", "p_nobody", "utility"):
+            assert out[k][field] == whole[k][field], (k, field)
+        for name, arr in whole[k]["arrays"].items():
+            assert np.array_equal(out[k]["arrays"][name], arr), (k, name)
+
+
 def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
     """Each subgame of each fixed-point round is checkpointed in the group's spill folder: a job
     killed after round 0 solves only round 1 again, and ends with what an unbroken run gives."""
@@ -217,12 +227,7 @@ def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
     resumed = [m for m in lines if m.endswith(f"(resumed from {tmp_path / 'killed'})")]
     assert len(resumed) == 4 and all(" round 0 " in m for m in resumed)
     assert any(" round 1 " in m and "resumed" not in m for m in lines)
-    assert out.keys() == whole.keys()
-    for k in whole:
-        for field in ("value", "nash_conv", "iterations", "p_nobody", "utility"):
-            assert out[k][field] == whole[k][field], (k, field)
-        for name, arr in whole[k]["arrays"].items():
-            assert np.array_equal(out[k]["arrays"][name], arr), (k, name)
+    assert_same_solutions(out, whole)
     # other solver parameters: the checkpoints are not theirs
     lines = []
     solve(lines.append, tmp_path / "killed", dict(prm, target_nash_conv=1e-7))
@@ -309,10 +314,5 @@ def test_a_subgame_killed_mid_solve_continues_from_its_checkpoint(tmp_path, monk
         "s10-10_v0_r0_partial_i30_regret.npy", "s10-10_v0_r0_partial_i30_strat_sum.npy"]
     monkeypatch.setattr(solve_module, "_progress_line", real_progress)
     out, _ = solve(tmp_path / "killed")
-    assert out.keys() == whole.keys()
-    for k in whole:
-        for field in ("value", "nash_conv", "iterations", "p_nobody", "utility"):
-            assert out[k][field] == whole[k][field], (k, field)
-        for name, arr in whole[k]["arrays"].items():
-            assert np.array_equal(out[k]["arrays"][name], arr), (k, name)
+    assert_same_solutions(out, whole)
     assert not list((tmp_path / "killed").glob("*partial*"))  # gone once the subgames are whole

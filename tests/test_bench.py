@@ -122,6 +122,28 @@ def test_ludo_rule_variants_base_reading_is_the_solver_rule(tmp_path):
     assert abs(one - base) > 1e-6
 
 
+def test_ludo_fresh_matches_the_plain_python_reference():
+    # bench/ludo_fresh.py (issue 19: a third race solver written only from the rule text) against
+    # naive.ludo_race_reference, both move rules, 1 and 2 pieces, each of its code paths
+    import ludo_fresh
+
+    board = {"length": 7, "jumps": {2: 4, 6: 1}, "chain_jumps": True, "overshoot": "stay", "die": 3,
+             "safe": [5], "roll_again_on": None}
+    reference_board = dict(board, die=[1 / 3] * 3)
+    for pieces in (1, 2):
+        for rule, pass_by_overshoot in (((), False), (("new_rule",), True)):
+            want = naive.ludo_race_reference(reference_board, pieces, pass_by_overshoot)
+            want = want[(0,) * pieces, (0,) * pieces]
+            for extra, jacobi in (((), False), (("ordered",), False), ((), True)):
+                got = ludo_fresh.solve(board, pieces, 1e-14, 10000, start=0.0,
+                                       variants=frozenset(rule + extra), jacobi=jacobi)[0]
+                assert got == pytest.approx(want, abs=1e-11), (pieces, rule, extra, jacobi)
+    # a changed reading changes the two-piece value
+    base = ludo_fresh.solve(board, 2, 1e-14, 10000)[0]
+    first = ludo_fresh.solve(board, 2, 1e-14, 10000, variants=frozenset({"first_home"}))[0]
+    assert abs(first - base) > 1e-6
+
+
 @pytest.mark.slow
 def test_workflow_overhead_compares_the_workflow_with_its_kernels(tmp_path, naive_2048):
     # bench/workflow_overhead.py (issue 20) on 2x2: the kernels alone and the whole Snakemake solve

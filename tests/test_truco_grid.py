@@ -316,3 +316,22 @@ def test_a_subgame_killed_mid_solve_continues_from_its_checkpoint(tmp_path, monk
     out, _ = solve(tmp_path / "killed")
     assert_same_solutions(out, whole)
     assert not list((tmp_path / "killed").glob("*partial*"))  # gone once the subgames are whole
+
+
+def test_a_damaged_checkpoint_is_ignored_and_the_subgame_solved_from_its_start(tmp_path, capsys):
+    """A checkpoint whose arrays cannot be read is reported, removed and not used."""
+    from strongsolve.games.truco.solve import Partial
+    prm = check_params({})
+    table = [0.5] * 4
+    partial = Partial(tmp_path, (10, 10), 0, 0, table, prm)
+    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 20)
+    assert partial.load()[2:4] == (20, 0)
+    (tmp_path / "s10-10_v0_r0_partial_i20_regret.npy").write_bytes(b"\x93NUMPY broken")
+    assert Partial(tmp_path, (10, 10), 0, 0, table, prm).load() is None
+    assert "ignoring the damaged checkpoint" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+    # another utility table or other parameters: not this solve's checkpoint, left alone
+    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 30)
+    assert Partial(tmp_path, (10, 10), 0, 0, [0.4] * 4, prm).load() is None
+    assert Partial(tmp_path, (10, 10), 0, 0, table, dict(prm, target_nash_conv=1e-5)).load() is None
+    assert Partial(tmp_path, (10, 10), 0, 0, table, prm).load()[2] == 30

@@ -403,16 +403,27 @@ class Partial:
 
     def load(self):
         """(regret, strat_sum, iterations, start_iterations, seconds, cpu_seconds) of a
-        checkpoint left for the same utility table and parameters, or None."""
+        checkpoint left for the same utility table and parameters, or None. A damaged checkpoint
+        (unreadable record or arrays, arrays of unequal length) is reported on stderr and removed:
+        the subgame is then solved from its start, to the same result."""
         meta_path = self.dir / f"{self.stem}.json"
         if not meta_path.exists():
             return None
-        meta = json.loads(meta_path.read_text())
-        if meta["solved_with"] != self.solved_with or meta["utility"] != self.table:
+        try:
+            meta = json.loads(meta_path.read_text())
+            if meta["solved_with"] != self.solved_with or meta["utility"] != self.table:
+                return None
+            regret, strat_sum = [np.load(self.dir / f"{self.stem}_i{meta['iters']}_{name}.npy")
+                                 for name in ("regret", "strat_sum")]
+            if regret.shape != strat_sum.shape or regret.ndim != 1:
+                raise ValueError(f"arrays of shapes {regret.shape} and {strat_sum.shape}")
+            return (regret, strat_sum, int(meta["iters"]), int(meta["start_iters"]),
+                    float(meta["seconds"]), float(meta["cpu_seconds"]))
+        except (OSError, ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
+            print(f"  ignoring the damaged checkpoint {meta_path} ({type(err).__name__}: {err}); "
+                  "solving this subgame from its start", file=sys.stderr, flush=True)
+            self.remove()
             return None
-        arrays = [np.load(self.dir / f"{self.stem}_i{meta['iters']}_{name}.npy")
-                  for name in ("regret", "strat_sum")]
-        return (*arrays, meta["iters"], meta["start_iters"], meta["seconds"], meta["cpu_seconds"])
 
     def saver(self, start_iters, t0, c0, seconds0=0.0, cpu0=0.0, every=None):
         """A ``checkpoint`` callback for the CFR solvers that saves at most once per ``every``

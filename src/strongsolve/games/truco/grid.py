@@ -35,7 +35,7 @@ from ...store.atomic import write_text_atomic
 from . import abstraction as ab
 from . import rules as R
 from .pruning import tier as raise_tier
-from .solve import check_params, solve_scores, unmapped
+from .solve import check_params, hand_utility_table, solve_scores, unmapped
 from .store import GRID_DIR, read_subgame, subgame_name, subgame_path, write_subgame
 from .subgames import eleven_player, in_row11, row11_groups
 from .tree import outcome_points
@@ -251,13 +251,19 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
         if min(min(s) for s in group) < min_score:
             continue
         label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
-        missing = [(s, c) for s in group for c in deck.classes
-                   if _needs_solving(stored_path(root, *s, c), prm, f"{label}: ", log)]
+        W = starting_values(root, group, deck, results)
+        # every subgame stored: each checked against the W stored now; else the group is solved
+        stale = any(s not in W for s in group) or [
+            (s, c) for s in group for c in deck.classes
+            if _needs_solving(stored_path(root, *s, c), prm, *_expected_utility(s, group, W),
+                              f"{label}: ", log)]
+        # the group's scores move together (three ties swap the roles): one subgame solved again
+        # moves the W its partners' tables were solved for, so the whole group is written again
+        missing = [(s, c) for s in group for c in deck.classes] if stale else []
         # each subgame of each fixed-point round waits there, arrays and record, until the group is
         # stored (solve._spill): a killed job's next run solves only the subgames not there yet
         spill = grid_dir / f".group-{'_'.join(f'{a}-{b}' for a, b in group)}"
         if missing:
-            W = starting_values(root, group, deck, results)
             if spill.exists():
                 log(f"{label}: resuming from {spill}, left by a killed job")
             out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
@@ -305,17 +311,40 @@ def starting_values(root, group, deck, results=None):
     return W
 
 
-def _needs_solving(path, prm, prefix="", log=print):
+def _expected_utility(s, group, W):
+    """The utility table (float64 array per outcome code) a subgame at score ``s`` of ``group``
+    is solved for under the continuation values ``W`` (every score of the group among them), and
+    a bool array: the entries that leave the group (the others hold the group's own W, which the
+    fixed point moves)."""
+    outside = hand_utility_table(*s, {**W, **{t: np.nan for t in group}})
+    return hand_utility_table(*s, W), ~np.isnan(outside)
+
+
+def _needs_solving(path, prm, table, leaves, prefix="", log=print):
     """Whether a subgame stored at ``path`` (None: not stored) must be solved for parameters
-    ``prm``: it is missing, or stored at a NashConv above ``prm["target_nash_conv"]`` (a region
-    solved to 1e-3 first, then asked for 1e-4, issue 21). Such a subgame stays on disk, and is read
-    as before, until its re-solved copy is renamed over it (``store.write_subgame``)."""
+    ``prm`` and the utility table ``table`` (``_expected_utility``, with ``leaves``): it is
+    missing; or stored at a NashConv above ``prm["target_nash_conv"]`` (a region solved to 1e-3
+    first, then asked for 1e-4, issue 21); or solved for a table off ``table`` by more than 1e-12
+    in an entry leaving its group (the scores it leads to were solved again since), or by more
+    than the fixed point's tolerance (``solve.solve_scores``: max(fixed_point_tol,
+    target_nash_conv)) in one of its group (a fixed point closed at a looser target). Such a
+    subgame stays on disk, and is read as before, until its re-solved copy is renamed over it
+    (``store.write_subgame``)."""
     if path is None:
         return True
-    nash_conv = read_subgame(path, arrays=False)[0]["nash_conv"]
+    attrs = read_subgame(path, arrays=False)[0]
+    nash_conv = attrs["nash_conv"]
     if nash_conv > prm["target_nash_conv"]:
         log(f"{prefix}{path.name} is stored at NashConv {nash_conv:.2e}, above the target "
             f"{prm['target_nash_conv']:.1e}: solving it again (the stored copy stays until replaced)")
+        return True
+    off = np.abs(np.asarray(attrs["utility"], dtype=float) - table)
+    tol = np.where(leaves, 1e-12, max(prm["fixed_point_tol"], prm["target_nash_conv"]))
+    if (off > tol).any():
+        log(f"{prefix}{path.name} was solved for a utility table off the W stored now by up to "
+            f"{off.max():.2e} (the scores it leads to were solved again since, or its group's fixed "
+            "point closed at a looser target): solving it again (the stored copy stays until "
+            "replaced)")
         return True
     return False
 

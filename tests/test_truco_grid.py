@@ -367,3 +367,32 @@ def test_a_tighter_target_leaves_no_subgame_solved_for_stale_continuation_values
     assert_utilities_follow_the_match_rule(root, scores, W, 1e-5)
     for s in scores:  # a fresh 1e-6 solve: 1.2e-6 at most (the 1e-3 one: 1.2e-4)
         assert W[s] == pytest.approx(GRID_TABLE["W"]["%d-%d" % s], abs=3e-6), s
+
+
+def test_a_damaged_stored_subgame_names_the_tier_job_which_then_solves_it_again(tmp_path):
+    """A stored grid subgame whose zarr.json is damaged: reading it names the file and the tier
+    job's rule (not the 11 row's), and rerunning that tier job replaces it with a solved copy."""
+    from strongsolve.store.errors import CorruptResultError
+    deck = small_deck(DECK)
+    root = deck_root(tmp_path, deck)
+    prm = dict(target_nash_conv=1e-6, check_every=50, max_iterations=10**6,
+               fixed_point_tol=1e-5, max_fixed_point_rounds=30)
+    quiet = lambda m: None
+    for tier in ("row11", "t1"):
+        solve_tier(tier, tmp_path, prm, deck, min_score=9, log=quiet)
+    good = read_subgame(grid_path(root, 9, 10, 0), arrays=False)[0]
+    for s in ((9, 10), (11, 10)):  # of the tier job itself, and of the tier above it
+        damaged = grid_path(root, *s, 0) / "zarr.json"
+        damaged.write_text(damaged.read_text()[:200])
+        with pytest.raises(CorruptResultError, match=f"{damaged}.*--forcerun truco_grid_tier"):
+            read_subgame(damaged.parent, arrays=False)
+    lines = []
+    for tier in ("row11", "t1"):
+        solve_tier(tier, tmp_path, prm, deck, min_score=9, log=lines.append)
+    assert sum("damaged" in m for m in lines) == 2
+    fresh = read_subgame(grid_path(root, 9, 10, 0), arrays=False)[0]
+    assert fresh["nash_conv"] <= 1e-6 and fresh["value"] == pytest.approx(good["value"], abs=1e-5)
+    scores = [(a, b) for a in range(9, 12) for b in range(9, 12)]
+    W = {s: continuation_value(root, *s, deck) for s in scores}
+    assert_utilities_follow_the_match_rule(root, scores, W, 1e-5)
+    assert not list((root / "truco" / "grid").glob(".*"))

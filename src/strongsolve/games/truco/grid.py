@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ...store.atomic import write_text_atomic
+from ...store.errors import CorruptResultError
 from . import abstraction as ab
 from . import rules as R
 from .pruning import tier as raise_tier
@@ -208,8 +209,9 @@ def continuation_value(root, a, b, deck, results=None):
 
 
 def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
-    """Solve the groups of tier ``name`` with min(a, b) >= ``min_score`` whose subgames are not all
-    stored yet at the target NashConv (``_needs_solving``), and write each subgame (value, nash_conv, exploitability, iterations, seconds,
+    """Solve the groups of tier ``name`` with min(a, b) >= ``min_score`` a subgame of which is not
+    stored yet for the target NashConv and the continuation values stored now (``_needs_solving``),
+    and write each subgame of such a group (value, nash_conv, exploitability, iterations, seconds,
     cpu_seconds, max_rss_mib, the utility table and the policy).
 
     Parameters
@@ -252,11 +254,13 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
             continue
         label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
         W = starting_values(root, group, deck, results)
-        # every subgame stored: each checked against the W stored now; else the group is solved
-        stale = any(s not in W for s in group) or [
-            (s, c) for s in group for c in deck.classes
-            if _needs_solving(stored_path(root, *s, c), prm, *_expected_utility(s, group, W),
-                              f"{label}: ", log)]
+        # every subgame readable: each checked against the W stored now too (else one of them is
+        # missing or damaged, and the group solved anyway)
+        whole = all(s in W for s in group)
+        stale = [(s, c) for s in group for c in deck.classes
+                 if _needs_solving(stored_path(root, *s, c), prm,
+                                   *(_expected_utility(s, group, W) if whole else (None, None)),
+                                   f"{label}: ", log)]
         # the group's scores move together (three ties swap the roles): one subgame solved again
         # moves the W its partners' tables were solved for, so the whole group is written again
         missing = [(s, c) for s in group for c in deck.classes] if stale else []
@@ -302,12 +306,18 @@ def starting_values(root, group, deck, results=None):
     ------
     FileNotFoundError
         As ``continuation_value``, for a missing score outside the group.
+    CorruptResultError
+        As ``store.read_subgame``, for a damaged subgame outside the group (a damaged one of the
+        group is solved again).
     """
     W = {t: continuation_value(root, *t, deck, results)
          for s in group for t in successors(*s) if t not in group}
     for s in group:
         if all(stored_path(root, *s, c) is not None for c in deck.classes):
-            W[s] = continuation_value(root, *s, deck, results)
+            try:
+                W[s] = continuation_value(root, *s, deck, results)
+            except CorruptResultError:  # damaged: solved again, from a neighbour's guess
+                pass
     return W
 
 
@@ -322,9 +332,10 @@ def _expected_utility(s, group, W):
 
 def _needs_solving(path, prm, table, leaves, prefix="", log=print):
     """Whether a subgame stored at ``path`` (None: not stored) must be solved for parameters
-    ``prm`` and the utility table ``table`` (``_expected_utility``, with ``leaves``): it is
-    missing; or stored at a NashConv above ``prm["target_nash_conv"]`` (a region solved to 1e-3
-    first, then asked for 1e-4, issue 21); or solved for a table off ``table`` by more than 1e-12
+    ``prm`` and the utility table ``table`` (``_expected_utility``, with ``leaves``; None: not
+    checked, the group is solved anyway): it is missing or damaged (``store.read_subgame``); or
+    stored at a NashConv above ``prm["target_nash_conv"]`` (a region solved to 1e-3 first, then
+    asked for 1e-4, issue 21); or solved for a table off ``table`` by more than 1e-12
     in an entry leaving its group (the scores it leads to were solved again since), or by more
     than the fixed point's tolerance (``solve.solve_scores``: max(fixed_point_tol,
     target_nash_conv)) in one of its group (a fixed point closed at a looser target). Such a
@@ -332,12 +343,19 @@ def _needs_solving(path, prm, table, leaves, prefix="", log=print):
     (``store.write_subgame``)."""
     if path is None:
         return True
-    attrs = read_subgame(path, arrays=False)[0]
+    try:
+        attrs = read_subgame(path, arrays=False)[0]
+    except CorruptResultError as err:
+        log(f"{prefix}{path.name} is damaged ({err}): solving it again (the damaged copy stays "
+            "until replaced)")
+        return True
     nash_conv = attrs["nash_conv"]
     if nash_conv > prm["target_nash_conv"]:
         log(f"{prefix}{path.name} is stored at NashConv {nash_conv:.2e}, above the target "
             f"{prm['target_nash_conv']:.1e}: solving it again (the stored copy stays until replaced)")
         return True
+    if table is None:
+        return False
     off = np.abs(np.asarray(attrs["utility"], dtype=float) - table)
     tol = np.where(leaves, 1e-12, max(prm["fixed_point_tol"], prm["target_nash_conv"]))
     if (off > tol).any():

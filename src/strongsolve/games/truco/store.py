@@ -96,6 +96,16 @@ def _json_scalar(x):
 GROUP_RULE = "truco_row11_group"
 """The Snakemake rule whose jobs write the group directories (workflow/rules/truco.smk)."""
 
+GRID_RULE = "truco_grid_tier"
+"""The Snakemake rule whose jobs write the score grid's subgames (``<root>/truco/grid``); a job
+of it solves again a damaged subgame of its tier (grid.solve_tier)."""
+
+
+def _rebuild_rule(path):
+    """The rule that rebuilds the subgame stored at ``path``: the grid's tier jobs or the 11
+    row's group jobs, by the folder it is in."""
+    return GRID_RULE if Path(path).parent.name == "grid" else GROUP_RULE
+
 
 def read_subgame(path, arrays=True):
     """Load a stored subgame, verified against its checksums.
@@ -125,24 +135,25 @@ def read_subgame(path, arrays=True):
     path = Path(path)
     if not (path / "zarr.json").exists():
         raise FileNotFoundError(f"no solved subgame at {path}")
+    rule = _rebuild_rule(path)
     try:
         root = zarr.open_group(str(path), mode="r")
         doc = dict(root.attrs)
     except Exception as err:  # zarr raises several types for a damaged zarr.json
-        raise corrupt(path / "zarr.json", f"cannot be read ({err})", GROUP_RULE) from err
-    attrs = verify_json(doc, path / "zarr.json", GROUP_RULE)
+        raise corrupt(path / "zarr.json", f"cannot be read ({err})", rule) from err
+    attrs = verify_json(doc, path / "zarr.json", rule)
     meta = attrs.get("arrays")
     if not isinstance(meta, dict) or set(meta) != set(ARRAYS):
-        raise corrupt(path / "zarr.json", f"lists the arrays {meta!r}, not {list(ARRAYS)}", GROUP_RULE)
+        raise corrupt(path / "zarr.json", f"lists the arrays {meta!r}, not {list(ARRAYS)}", rule)
     data = {}
     for name in ARRAYS if arrays else ():
         try:
             a = root[name][...]
         except Exception as err:  # a corrupt chunk: zstd, CRC or shape errors, whatever zarr raises
             raise corrupt(path / name, f"cannot be read ({type(err).__name__}: {err})",
-                          GROUP_RULE) from err
+                          rule) from err
         if array_checksum(a) != meta[name]["checksum"]:
-            raise corrupt(path / name, "does not match its checksum", GROUP_RULE)
+            raise corrupt(path / name, "does not match its checksum", rule)
         data[name] = a
     return attrs, data
 

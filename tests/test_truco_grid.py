@@ -396,3 +396,53 @@ def test_a_damaged_stored_subgame_names_the_tier_job_which_then_solves_it_again(
     W = {s: continuation_value(root, *s, deck) for s in scores}
     assert_utilities_follow_the_match_rule(root, scores, W, 1e-5)
     assert not list((root / "truco" / "grid").glob(".*"))
+
+
+def test_a_damaged_spilled_round_is_solved_again_to_the_unbroken_result(tmp_path, capsys):
+    """A killed job's spilled subgame of a round whose record (JSON) or arrays (.npy) are damaged
+    (a truncated or empty file) is reported, naming the file, and solved again: the group ends bit
+    for bit where an unbroken run does."""
+    deck = small_deck(DECK)
+    decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
+    group = [(9, 10), (10, 9)]
+    W = {t: 0.5 + 0.01 * (t[0] - t[1]) for s in group for t in successors(*s) if t not in group}
+    prm = check_params(dict(target_nash_conv=1e-6, check_every=50, max_iterations=10**6,
+                            fixed_point_tol=1e-9, max_fixed_point_rounds=30))
+    solve = lambda log, spill: solve_scores(group, W, decks, deck.probabilities, prm, log, "g",
+                                            spill_dir=spill)
+    whole, _ = solve(lambda m: None, tmp_path / "unbroken")
+
+    class Killed(Exception):
+        pass
+
+    def killed_after_round_0(line):
+        if "round 0: W" in line:
+            raise Killed
+
+    spill = tmp_path / "killed"
+    with pytest.raises(Killed):
+        solve(killed_after_round_0, spill)
+    record, array = spill / "s10-9_v1_r0.json", spill / "s9-10_v0_r0_regret.npy"
+    record.write_text(record.read_text()[:40])
+    array.write_bytes(b"")
+    capsys.readouterr()
+    lines = []
+    out, _ = solve(lines.append, spill)
+    err = capsys.readouterr().err
+    assert f"ignoring the damaged checkpoint {record}" in err
+    assert f"ignoring the damaged checkpoint {spill / 's9-10_v0_r0.json'}" in err and "EOFError" in err
+    assert sum("resumed" in m for m in lines) == 2  # the two round-0 subgames left whole
+    assert_same_solutions(out, whole)
+
+
+def test_an_empty_checkpoint_array_is_ignored(tmp_path, capsys):
+    """An empty .npy of a mid-subgame checkpoint (what a crash of the machine can leave of a file
+    renamed before it reached the disk) is reported and removed like any damaged one."""
+    from strongsolve.games.truco.solve import Partial
+    prm = check_params({})
+    partial = Partial(tmp_path, (10, 10), 0, 0, [0.5] * 4, prm)
+    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 20)
+    (tmp_path / "s10-10_v0_r0_partial_i20_strat_sum.npy").write_bytes(b"")
+    assert Partial(tmp_path, (10, 10), 0, 0, [0.5] * 4, prm).load() is None
+    assert "ignoring the damaged checkpoint" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

@@ -366,21 +366,38 @@ def _spilled(spill_dir, s, c, rnd, table, prm):
     ``spill_dir``, its arrays as read-only memory maps (None for those of a round already
     followed by the next, which only that round needed), or None if the round is not there or was
     solved for another utility table (list or float array; a record's table is exact in JSON) or
-    with other solver parameters ``prm``."""
+    with other solver parameters ``prm``. A damaged one (unreadable record or arrays) is reported
+    on stderr and its record removed: the subgame is then solved again, to the same result."""
     meta_path = Path(spill_dir) / f"{_spill_stem(s, c, rnd)}.json"
     if not meta_path.exists():
         return None
-    meta = json.loads(meta_path.read_text())
-    if meta.pop("solved_with") != _solved_with(prm) or meta["utility"] != [float(u) for u in table]:
+    try:
+        meta = json.loads(meta_path.read_text())
+        if (meta.pop("solved_with") != _solved_with(prm)
+                or meta["utility"] != [float(u) for u in table]):
+            return None
+        maps = {}
+        for name in meta["arrays"] + ["regret", "strat_sum"]:
+            path = Path(spill_dir) / f"{_spill_stem(s, c, rnd)}_{name}.npy"
+            maps[name] = np.load(path, mmap_mode="r") if path.exists() else None
+    except DAMAGED_FILE_ERRORS as err:
+        _report_damaged(meta_path, err)
+        meta_path.unlink(missing_ok=True)  # the arrays it named are overwritten by the new solve
         return None
-    maps = {}
-    for name in meta["arrays"] + ["regret", "strat_sum"]:
-        path = Path(spill_dir) / f"{_spill_stem(s, c, rnd)}_{name}.npy"
-        maps[name] = np.load(path, mmap_mode="r") if path.exists() else None
     iters = meta.pop("iters")
     record = dict(meta, arrays={k: maps[k] for k in meta["arrays"]})
     return (s, c, record, (maps["regret"], maps["strat_sum"], iters),
             (maps["infoset_key"], maps["infoset_ptr"], maps["regret"]))
+
+
+DAMAGED_FILE_ERRORS = (OSError, ValueError, KeyError, TypeError, EOFError)
+"""What reading a damaged checkpoint raises: a truncated JSON (JSONDecodeError, a ValueError), a
+record missing a key or of another type, a truncated .npy (ValueError), an empty one (EOFError)."""
+
+
+def _report_damaged(path, err):
+    print(f"  ignoring the damaged checkpoint {path} ({type(err).__name__}: {err}); "
+          "solving this subgame again", file=sys.stderr, flush=True)
 
 
 CHECKPOINT_SECONDS = 600.0
@@ -419,9 +436,8 @@ class Partial:
                 raise ValueError(f"arrays of shapes {regret.shape} and {strat_sum.shape}")
             return (regret, strat_sum, int(meta["iters"]), int(meta["start_iters"]),
                     float(meta["seconds"]), float(meta["cpu_seconds"]))
-        except (OSError, ValueError, KeyError, TypeError) as err:  # JSONDecodeError is a ValueError
-            print(f"  ignoring the damaged checkpoint {meta_path} ({type(err).__name__}: {err}); "
-                  "solving this subgame from its start", file=sys.stderr, flush=True)
+        except DAMAGED_FILE_ERRORS as err:
+            _report_damaged(meta_path, err)
             self.remove()
             return None
 

@@ -204,9 +204,10 @@ def assert_same_solutions(out, whole):
             assert np.array_equal(out[k]["arrays"][name], arr), (k, name)
 
 
-def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
-    """Each subgame of each fixed-point round is checkpointed in the group's spill folder: a job
-    killed after round 0 solves only round 1 again, and ends with what an unbroken run gives."""
+def group_killed_after_round_0(tmp_path):
+    """The group 9-10 / 10-9 of the small deck solved once unbroken (spill folder tmp_path /
+    "unbroken") and once killed after its round 0 (tmp_path / "killed"). Returns ``solve(log,
+    spill, prm)``, which runs it again, its parameters and the unbroken solution."""
     deck = small_deck(DECK)
     decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
     group = [(9, 10), (10, 9)]
@@ -226,6 +227,13 @@ def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
 
     with pytest.raises(Killed):
         solve(killed_after_round_0, tmp_path / "killed")
+    return solve, prm, whole
+
+
+def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
+    """Each subgame of each fixed-point round is checkpointed in the group's spill folder: a job
+    killed after round 0 solves only round 1 again, and ends with what an unbroken run gives."""
+    solve, prm, whole = group_killed_after_round_0(tmp_path)
     lines = []
     out, _ = solve(lines.append, tmp_path / "killed")
     resumed = [m for m in lines if m.endswith(f"(resumed from {tmp_path / 'killed'})")]
@@ -402,26 +410,8 @@ def test_a_damaged_spilled_round_is_solved_again_to_the_unbroken_result(tmp_path
     """A killed job's spilled subgame of a round whose record (JSON) or arrays (.npy) are damaged
     (a truncated or empty file) is reported, naming the file, and solved again: the group ends bit
     for bit where an unbroken run does."""
-    deck = small_deck(DECK)
-    decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
-    group = [(9, 10), (10, 9)]
-    W = {t: 0.5 + 0.01 * (t[0] - t[1]) for s in group for t in successors(*s) if t not in group}
-    prm = check_params(dict(target_nash_conv=1e-6, check_every=50, max_iterations=10**6,
-                            fixed_point_tol=1e-9, max_fixed_point_rounds=30))
-    solve = lambda log, spill: solve_scores(group, W, decks, deck.probabilities, prm, log, "g",
-                                            spill_dir=spill)
-    whole, _ = solve(lambda m: None, tmp_path / "unbroken")
-
-    class Killed(Exception):
-        pass
-
-    def killed_after_round_0(line):
-        if "round 0: W" in line:
-            raise Killed
-
+    solve, prm, whole = group_killed_after_round_0(tmp_path)
     spill = tmp_path / "killed"
-    with pytest.raises(Killed):
-        solve(killed_after_round_0, spill)
     record, array = spill / "s10-9_v1_r0.json", spill / "s9-10_v0_r0_regret.npy"
     record.write_text(record.read_text()[:40])
     array.write_bytes(b"")

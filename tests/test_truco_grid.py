@@ -246,9 +246,10 @@ def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
     assert lines and not any("resumed" in m for m in lines)
 
 
-def test_a_tighter_target_solves_again_only_the_subgames_above_it(tmp_path):
-    """A region solved to a loose NashConv, then asked for a tighter one: the subgames stored above
-    the new target are solved again and replaced in place, the others are kept untouched."""
+def test_a_tighter_target_solves_again_the_groups_of_the_subgames_above_it(tmp_path):
+    """A region solved to a loose NashConv, then asked for a tighter one: each group holding a
+    subgame stored above the new target is solved again and replaced in place, whole; the other
+    groups are kept untouched."""
     deck = small_deck(DECK)
     root = deck_root(tmp_path, deck)
     grid = root / "truco" / "grid"

@@ -101,3 +101,54 @@ def test_malformed_tree_is_rejected():
     game.child_prob[:6] = 0.2
     with pytest.raises(ValueError, match="chance probabilities"):
         solve(game)
+
+
+def test_next_check_goes_halfway_to_the_fitted_target_within_twice_the_last_gap():
+    from strongsolve.kernels.cfr import next_check
+    assert next_check([], 500, 10, 1e-4) == 510  # round 1 of a warm start: one step on
+    assert next_check([(10, 0.1)], 0, 10, 1e-4) == 20
+    # NashConv ~ t^-1: 1e-3 at t = 1000, halfway is 490 on, capped at twice the last gap (10)
+    assert next_check([(10, 0.1), (20, 0.05)], 0, 10, 1e-3) == 40
+    # t^-2: 1e-4 at t = 80 (4e-4 at 40): halfway 20 on
+    assert next_check([(20, 1.6e-3), (40, 4e-4)], 0, 10, 1e-4) == 60
+    # close to the target: one step of the grid
+    assert next_check([(480, 1.05e-4), (490, 1.02e-4)], 0, 10, 1e-4) == 500
+    # no progress between the last two checks: one step
+    assert next_check([(100, 2e-3), (110, 2e-3)], 0, 10, 1e-4) == 120
+
+
+def test_scheduled_checks_on_a_power_law_stop_where_checking_every_step_would():
+    """On a NashConv falling as a power law (DCFR's runs on full-deck Truco subgames fall
+    smoothly, with exponents 1.4 to 1.8), the scheduled checks stop at the first point of the
+    check_every grid at the target, with a fraction of the checks."""
+    from strongsolve.kernels.cfr import run_checked
+    for exponent, target in ((1.4, 1e-4), (1.6, 3e-5), (1.0, 1e-3), (2.0, 1e-6)):
+        done, it = [0], []
+        law = lambda t: 0.5 * t ** -exponent
+        ev, iters, checks = run_checked(
+            lambda first, k: (it.append(first), done.__setitem__(0, first + k)),
+            lambda: dict(nash_conv=law(done[0])), 0, [], target, 10**6, 10, None, None)
+        first = next(t for t in range(10, 10**6, 10) if law(t) <= target)
+        assert iters == first and checks[-1] == (first, law(first))
+        assert len(checks) <= first / 10 / 3
+        assert all(t % 10 == 0 for t, _ in checks) and it == list(range(0, first, 10))
+
+
+def test_scheduled_checks_on_kuhn_poker_meet_the_target_on_the_grid():
+    """Kuhn poker's NashConv under DCFR goes up and down: the solve may stop after the first grid
+    point below the target (a dip it did not check), never before; every check it made is the
+    NashConv of that iteration, measured by continuing the same run in steps (a warm start
+    continues it bit for bit), each call ending with an evaluation."""
+    game, _ = kuhn_game()
+    target, step = 2e-4, 10
+    res = solve(game, target_nash_conv=target, max_iterations=10_000, check_every=step)
+    every, warm = [], None
+    while len(every) < res.iterations // step:
+        r = solve(game, target_nash_conv=1e-300, max_iterations=step, check_every=step,
+                  warm_start=warm)
+        warm = (r.regret, r.strat_sum, r.iterations)
+        every.append((r.iterations, r.nash_conv))
+    measured = dict(every)
+    assert res.nash_conv <= target and res.iterations % step == 0
+    assert res.iterations >= next(t for t, e in every if e <= target)
+    assert all(measured[t] == e for t, e in res.checks) and len(res.checks) < len(every) / 3

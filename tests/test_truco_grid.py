@@ -314,7 +314,7 @@ def test_a_subgame_killed_mid_solve_continues_from_its_checkpoint(tmp_path, monk
 
     checks = []
 
-    def killed_at_the_third_check(s, c, every=60.0):
+    def killed_after_the_third_step(s, c, every=60.0):
         def progress(iterations, nash_conv, seconds):
             checks.append(iterations)
             if len(checks) == 3:
@@ -323,7 +323,7 @@ def test_a_subgame_killed_mid_solve_continues_from_its_checkpoint(tmp_path, monk
 
     monkeypatch.setattr(solve_module, "CHECKPOINT_SECONDS", 0.0)
     real_progress = solve_module._progress_line
-    monkeypatch.setattr(solve_module, "_progress_line", killed_at_the_third_check)
+    monkeypatch.setattr(solve_module, "_progress_line", killed_after_the_third_step)
     with pytest.raises(Killed):
         solve(tmp_path / "killed")
     saved = json.loads((tmp_path / "killed" / "s10-10_v0_r0_partial.json").read_text())
@@ -342,14 +342,14 @@ def test_a_damaged_checkpoint_is_ignored_and_the_subgame_solved_from_its_start(t
     prm = check_params({})
     table = [0.5] * 4
     partial = Partial(tmp_path, (10, 10), 0, 0, table, prm)
-    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 20)
+    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 20, [(10, 0.5), (20, 0.25)])
     assert partial.load()[2:4] == (20, 0)
     (tmp_path / "s10-10_v0_r0_partial_i20_regret.npy").write_bytes(b"\x93NUMPY broken")
     assert Partial(tmp_path, (10, 10), 0, 0, table, prm).load() is None
     assert "ignoring the damaged checkpoint" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
     # another utility table or other parameters: not this solve's checkpoint, left alone
-    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 30)
+    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 30, [])
     assert Partial(tmp_path, (10, 10), 0, 0, [0.4] * 4, prm).load() is None
     assert Partial(tmp_path, (10, 10), 0, 0, table, dict(prm, target_nash_conv=1e-5)).load() is None
     assert Partial(tmp_path, (10, 10), 0, 0, table, prm).load()[2] == 30
@@ -432,7 +432,7 @@ def test_an_empty_checkpoint_array_is_ignored(tmp_path, capsys):
     from strongsolve.games.truco.solve import Partial
     prm = check_params({})
     partial = Partial(tmp_path, (10, 10), 0, 0, [0.5] * 4, prm)
-    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 20)
+    partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 20, [(10, 0.5), (20, 0.25)])
     (tmp_path / "s10-10_v0_r0_partial_i20_strat_sum.npy").write_bytes(b"")
     assert Partial(tmp_path, (10, 10), 0, 0, [0.5] * 4, prm).load() is None
     assert "ignoring the damaged checkpoint" in capsys.readouterr().err

@@ -404,6 +404,86 @@ class CFRResult:
     cpu_seconds: float
 
 
+def next_check(checks, start, check_every, target):
+    """The iteration count (warm start's included) of a solve's next NashConv evaluation.
+
+    An evaluation (both best responses) costs about one DCFR iteration (bench/RECORD.md: 2.77
+    against 2.79 CPU s on a full-deck Truco t1 subgame), so checking every ``check_every``
+    iterations of a 500-iteration solve spends a tenth of it on checks. The next check is instead
+    halfway to where the last two checks' power law ``NashConv ~ t^-p`` (fitted locally; DCFR's
+    runs fall with p from about 1.4 to 1.6) reaches ``target``, on the grid of ``check_every``
+    iterations, at least one step of it, and at most twice the distance between the last two checks
+    (so the gaps grow 10, 20, 40, ... and a bad fit costs little): the solve stops at the same grid
+    point as checking every step would, unless the law overestimates the distance left more
+    than twice. A 1e-4 t1 subgame then has about 10 checks instead of 50.
+
+    Parameters
+    ----------
+    checks : list of (int, float)
+        (iterations, NashConv) of this solve's checks so far, oldest first.
+    start : int
+        The iteration count the solve started from (no check yet: the first is one step on).
+    check_every : int
+        The grid, in iterations.
+    target : float
+        The NashConv the solve stops at (> 0).
+
+    Returns
+    -------
+    int
+    """
+    if not checks:
+        return start + check_every
+    t = checks[-1][0]
+    if len(checks) < 2:
+        return t + check_every
+    (t0, e0), (t1, e1) = checks[-2], checks[-1]
+    step = check_every
+    if 0 < e1 < e0 and t1 > t0 > 0:
+        p = np.log(e0 / e1) / np.log(t1 / t0)
+        ahead = t1 * (e1 / target) ** (1 / p) - t1
+        step = max(check_every, int(min(ahead / 2, 2 * (t1 - t0)) // check_every) * check_every)
+    return t + step
+
+
+def run_checked(iterate, evaluate_average, done, checks, target_nash_conv, max_iterations,
+                check_every, regret, strat_sum, progress=None, checkpoint=None):
+    """The loop of both DCFR solvers: ``iterate(first, k)`` runs iterations first+1..first+k, in
+    steps of ``check_every``; ``evaluate_average()`` evaluates the average strategy (a dict with
+    ``nash_conv``) at the checks ``next_check`` schedules and after ``max_iterations``.
+
+    ``progress(iterations, nash_conv, seconds)`` is called after every step, with the NashConv of
+    the last check (None before the first); ``checkpoint(regret, strat_sum, iterations, checks)``
+    after every step that does not end the solve: a solve warm-started from those four continues
+    exactly as this one does (the same iterations, checks and arrays, bit for bit).
+
+    Returns
+    -------
+    (dict, int, list)
+        The last evaluation, this call's iterations, the checks (``next_check``'s list).
+    """
+    checks = list(checks)
+    start = time.perf_counter()
+    iters = 0
+    due = next_check(checks, done, check_every, target_nash_conv)
+    while True:
+        k = min(check_every, max_iterations - iters, due - done - iters)
+        iterate(done + iters, k)
+        iters += k
+        finished = iters >= max_iterations
+        if done + iters >= due or finished:
+            ev = evaluate_average()
+            checks.append((done + iters, float(ev["nash_conv"])))
+            finished = finished or ev["nash_conv"] <= target_nash_conv
+            due = next_check(checks, done, check_every, target_nash_conv)
+        if checkpoint is not None and not finished:
+            checkpoint(regret, strat_sum, done + iters, checks)
+        if progress is not None:
+            progress(done + iters, checks[-1][1] if checks else None, time.perf_counter() - start)
+        if finished:
+            return ev, iters, checks
+
+
 def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, alpha=1.5, beta=0.0,
           gamma=2.0, warm_start=None, validate=True, progress=None, checkpoint=None):
     """Run discounted CFR until the average strategy's NashConv is at most ``target_nash_conv``.
@@ -412,26 +492,29 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
     ----------
     game : TabularGame
     target_nash_conv : float
-        Stop when ``BR_0 - BR_1 <= target`` (player 0's utility units), checked every ``check_every``
-        iterations.
+        Stop when ``BR_0 - BR_1 <= target`` (player 0's utility units), checked on a grid of
+        ``check_every`` iterations at the points ``next_check`` schedules.
     max_iterations : int
         Stop there even if the target is not reached (the result reports the NashConv reached).
     alpha, beta, gamma : float
         DCFR discounting of positive regrets, negative regrets and the average strategy.
-    warm_start : tuple (regret, strat_sum, iterations) or None
+    warm_start : tuple (regret, strat_sum, iterations[, checks]) or None
         Accumulators of an earlier solve of a game with the same information sets and actions
         (e.g. the same tree with other terminal utilities); the iteration count continues from it.
+        ``checks`` (a ``checkpoint``'s) continues the check schedule of a killed solve of the
+        same game.
     progress : callable or None
-        Called after every check as ``progress(iterations, nash_conv, seconds)`` (iterations
-        including a warm start's, wall seconds of this call), e.g. to show a long solve's progress.
+        Called after every ``check_every`` iterations as ``progress(iterations, nash_conv,
+        seconds)`` (iterations including a warm start's, the NashConv of the last check or None,
+        wall seconds of this call), e.g. to show a long solve's progress.
     checkpoint : callable or None
-        Called after every check that does not end the solve as ``checkpoint(regret, strat_sum,
-        iterations)``, before ``progress``: a solve warm-started from those three continues exactly
-        as this one does (the same iterations, checks and arrays, bit for bit), e.g. after a kill.
+        Called after every ``check_every`` iterations that do not end the solve as
+        ``checkpoint(regret, strat_sum, iterations, checks)`` (``run_checked``).
 
     Returns
     -------
     CFRResult
+        With ``checks``: (iterations, NashConv) of every check.
 
     Raises
     ------
@@ -447,30 +530,49 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
     infoset_player = np.full(g.n_infosets, -1, np.int8)
     dec = g.node_type == DECISION
     infoset_player[g.node_infoset[dec]] = g.node_player[dec]
-    if warm_start is None:
-        regret, strat_sum, done = np.zeros(m), np.zeros(m), 0
-    else:
-        regret, strat_sum, done = (np.array(warm_start[0], np.float64),
-                                   np.array(warm_start[1], np.float64), int(warm_start[2]))
-        if regret.shape != (m,) or strat_sum.shape != (m,):
-            raise ValueError(f"warm_start arrays must have {m} action slots")
-    start = time.perf_counter()
+    regret, strat_sum, done, checks = warm_arrays(warm_start, m, copy=True)
     cpu_start = time.process_time()
-    iters = 0
-    while True:
-        k = min(check_every, max_iterations - iters)
+    start = time.perf_counter()
+    avg = {}
+
+    def iterate(first, k):
         _dcfr_iterations(g.node_type, g.node_player, g.node_infoset, g.child_ptr, g.child,
                          g.child_prob, g.utility, g.infoset_ptr, infoset_player, regret, strat_sum,
-                         done + iters, k, alpha, beta, gamma)
-        iters += k
-        strategy = average_strategy(g, strat_sum)
-        ev = evaluate(g, strategy)
-        finished = ev["nash_conv"] <= target_nash_conv or iters >= max_iterations
-        if checkpoint is not None and not finished:
-            checkpoint(regret, strat_sum, done + iters)
-        if progress is not None:
-            progress(done + iters, ev["nash_conv"], time.perf_counter() - start)
-        if finished:
-            break
-    return CFRResult(strategy, regret, strat_sum, ev["value"], ev["nash_conv"], ev["exploitability"],
-                     done + iters, time.perf_counter() - start, time.process_time() - cpu_start)
+                         first, k, alpha, beta, gamma)
+
+    def evaluate_average():
+        avg["strategy"] = average_strategy(g, strat_sum)
+        return evaluate(g, avg["strategy"])
+
+    ev, iters, checks = run_checked(iterate, evaluate_average, done, checks, target_nash_conv,
+                                    max_iterations, check_every, regret, strat_sum, progress,
+                                    checkpoint)
+    res = CFRResult(avg["strategy"], regret, strat_sum, ev["value"], ev["nash_conv"],
+                    ev["exploitability"], done + iters, time.perf_counter() - start,
+                    time.process_time() - cpu_start)
+    res.checks = checks
+    return res
+
+
+def warm_arrays(warm_start, m, copy):
+    """(regret, strat_sum, iterations, checks) of a solve over ``m`` action slots: zeros, or a
+    ``warm_start`` tuple's (float64[m] each; ``copy`` False keeps a writable float64 array itself).
+
+    Raises
+    ------
+    ValueError
+        If the warm start's arrays do not have ``m`` slots.
+    """
+    if warm_start is None:
+        return np.zeros(m), np.zeros(m), 0, []
+
+    def own(a):
+        a = np.asarray(a, np.float64)
+        return a if not copy and a.flags.writeable else a.copy()
+
+    regret, strat_sum = own(warm_start[0]), own(warm_start[1])
+    if regret.shape != (m,) or strat_sum.shape != (m,):
+        raise ValueError(f"warm_start arrays must have {m} action slots; got {regret.shape} and "
+                         f"{strat_sum.shape}")
+    checks = [(int(t), float(e)) for t, e in warm_start[3]] if len(warm_start) > 3 else []
+    return regret, strat_sum, int(warm_start[2]), checks

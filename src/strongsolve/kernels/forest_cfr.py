@@ -42,7 +42,7 @@ import numba
 import numpy as np
 
 from .cfr import (CFRResult, dcfr_weights, discount_and_add, normalise_sums, normalise_sums_parallel,
-                  regret_matching, regret_matching_parallel)
+                  regret_matching, regret_matching_parallel, run_checked, warm_arrays)
 from .options import njit, njit_parallel
 
 PLAYER_BIT = 1 << 30  # node_code of a decision node of player 1: information set + PLAYER_BIT
@@ -580,7 +580,7 @@ def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50,
     forest : Forest
     target_nash_conv, max_iterations, check_every, alpha, beta, gamma
         As ``kernels.cfr.solve``.
-    warm_start : tuple (regret, strat_sum, iterations) or None
+    warm_start : tuple (regret, strat_sum, iterations[, checks]) or None
         As ``kernels.cfr.solve`` (float64[M] each, in ``infoset_key`` order).
     overwrite_warm_start : bool
         Update the warm-start arrays in place instead of copying them (saves 16 bytes per slot
@@ -601,36 +601,24 @@ def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50,
     """
     if target_nash_conv <= 0 or check_every < 1 or max_iterations < 1:
         raise ValueError("target_nash_conv must be > 0, check_every and max_iterations >= 1")
-    m = forest.n_slots
-    if warm_start is None:
-        regret, strat_sum, done = np.zeros(m), np.zeros(m), 0
-    else:
-        def own(a):  # the caller's array itself if allowed and writable, else a copy
-            a = np.asarray(a, np.float64)
-            return a if overwrite_warm_start and a.flags.writeable else a.copy()
-
-        regret, strat_sum, done = own(warm_start[0]), own(warm_start[1]), int(warm_start[2])
-        if regret.shape != (m,) or strat_sum.shape != (m,):
-            raise ValueError(f"warm_start arrays must have {m} action slots; got "
-                             f"{regret.shape} and {strat_sum.shape}")
-    strategy = np.empty(m)
+    regret, strat_sum, done, checks = warm_arrays(warm_start, forest.n_slots,
+                                                  copy=not overwrite_warm_start)
+    strategy = np.empty(forest.n_slots)
     start = time.perf_counter()
     cpu_start = time.process_time()
-    iters = 0
-    while True:
-        k = min(check_every, max_iterations - iters)
-        dcfr_iterations(forest, regret, strat_sum, strategy, done + iters, k, alpha, beta, gamma)
-        iters += k
+
+    def iterate(first, k):
+        dcfr_iterations(forest, regret, strat_sum, strategy, first, k, alpha, beta, gamma)
+
+    def evaluate_average():
         average_strategy(forest, strat_sum, out=strategy)  # the scratch is free until the next pass
-        ev = evaluate(forest, strategy)
-        finished = ev["nash_conv"] <= target_nash_conv or iters >= max_iterations
-        if checkpoint is not None and not finished:
-            checkpoint(regret, strat_sum, done + iters)
-        if progress is not None:
-            progress(done + iters, ev["nash_conv"], time.perf_counter() - start)
-        if finished:
-            break
+        return evaluate(forest, strategy)
+
+    ev, iters, checks = run_checked(iterate, evaluate_average, done, checks, target_nash_conv,
+                                    max_iterations, check_every, regret, strat_sum, progress,
+                                    checkpoint)
     res = CFRResult(strategy, regret, strat_sum, ev["value"], ev["nash_conv"], ev["exploitability"],
                     done + iters, time.perf_counter() - start, time.process_time() - cpu_start)
+    res.checks = checks
     res.outcome_probabilities = ev["outcome_probabilities"]
     return res

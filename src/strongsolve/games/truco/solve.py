@@ -419,8 +419,10 @@ class Partial:
         self.last = time.perf_counter()
 
     def load(self):
-        """(regret, strat_sum, iterations, start_iterations, seconds, cpu_seconds) of a
-        checkpoint left for the same utility table and parameters, or None. A damaged checkpoint
+        """(regret, strat_sum, iterations, start_iterations, seconds, cpu_seconds, checks) of a
+        checkpoint left for the same utility table and parameters, or None (``checks``: the
+        solver's check schedule so far, ``kernels.cfr.run_checked``; empty in a checkpoint written
+        before the schedule was saved). A damaged checkpoint
         (unreadable record or arrays, arrays of unequal length) is reported on stderr and removed:
         the subgame is then solved from its start, to the same result."""
         meta_path = self.dir / f"{self.stem}.json"
@@ -435,7 +437,7 @@ class Partial:
             if regret.shape != strat_sum.shape or regret.ndim != 1:
                 raise ValueError(f"arrays of shapes {regret.shape} and {strat_sum.shape}")
             return (regret, strat_sum, int(meta["iters"]), int(meta["start_iters"]),
-                    float(meta["seconds"]), float(meta["cpu_seconds"]))
+                    float(meta["seconds"]), float(meta["cpu_seconds"]), meta.get("checks", []))
         except DAMAGED_FILE_ERRORS as err:
             _report_damaged(meta_path, err)
             self.remove()
@@ -447,7 +449,7 @@ class Partial:
         this solve, ``seconds0``, ``cpu0`` the time of the killed runs before it."""
         every = CHECKPOINT_SECONDS if every is None else every
 
-        def checkpoint(regret, strat_sum, iterations):
+        def checkpoint(regret, strat_sum, iterations, checks):
             if time.perf_counter() - self.last < every:
                 return
             for name, arr in (("regret", regret), ("strat_sum", strat_sum)):
@@ -459,7 +461,7 @@ class Partial:
             meta = dict(iters=int(iterations), start_iters=int(start_iters),
                         seconds=seconds0 + time.perf_counter() - t0,
                         cpu_seconds=cpu0 + time.process_time() - c0, utility=self.table,
-                        solved_with=self.solved_with)
+                        solved_with=self.solved_with, checks=checks)
             write_text_atomic(self.dir / f"{self.stem}.json", json.dumps(meta))
             self.remove(keep=iterations)
             self.last = time.perf_counter()
@@ -476,15 +478,17 @@ class Partial:
 
 
 def _progress_line(s, c, every=60.0):
-    """A ``progress`` callback for the CFR solvers that prints a subgame's iterations and NashConv
-    to stderr at most once per ``every`` seconds (a full-deck raise subgame runs for minutes)."""
+    """A ``progress`` callback for the CFR solvers that prints a subgame's iterations and the
+    NashConv of its last check to stderr at most once per ``every`` seconds (a full-deck raise
+    subgame runs for minutes)."""
     last = [0.0]
 
     def progress(iterations, nash_conv, seconds):
         if seconds - last[0] >= every:
             last[0] = seconds
-            print(f"  score {s[0]}-{s[1]} class {c}: iteration {iterations}, nash_conv "
-                  f"{nash_conv:.2e} after {seconds:.0f} s", file=sys.stderr, flush=True)
+            measured = "not checked yet" if nash_conv is None else f"{nash_conv:.2e} at the last check"
+            print(f"  score {s[0]}-{s[1]} class {c}: iteration {iterations}, nash_conv {measured}, "
+                  f"after {seconds:.0f} s", file=sys.stderr, flush=True)
     return progress
 
 
@@ -500,8 +504,8 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
     max_iterations = prm["max_iterations"]
     resume = partial.load() if partial is not None else None
     if resume is not None:
-        regret, strat_sum, iters, start_iters, seconds, cpu_seconds = resume
-        own, neighbour = (regret, strat_sum, iters), None
+        regret, strat_sum, iters, start_iters, seconds, cpu_seconds, checks = resume
+        own, neighbour = (regret, strat_sum, iters, checks), None
         max_iterations -= iters - start_iters
         t0, c0 = t0 - seconds, c0 - cpu_seconds  # the killed job's time counts in the record
         print(f"  score {s[0]}-{s[1]} class {c}: continuing from the checkpoint at iteration {iters}",
@@ -555,7 +559,7 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr):
                                 three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
     forest.set_utilities(table)
     if own is not None:
-        warm = (unmapped(own[0]), unmapped(own[1]), own[2])
+        warm = (unmapped(own[0]), unmapped(own[1]), *own[2:])
     elif neighbour is not None:
         src = [unmapped(a) for a in neighbour]
         warm = (transfer_regrets(*src, forest.infoset_key, forest.infoset_ptr),

@@ -91,20 +91,34 @@ def block_manifest(path):
 
 
 STAGE_RULES = {"afterstates": "g2048_forward", "values": "g2048_backward"}
-"""The workflow rule that writes each stage's layers (directory name -> rule)."""
+"""The workflow rule that writes each stage's layers (directory name -> rule), in a run of several
+blocks; a run of one block has a single rule for both (:data:`ONE_JOB_RULE`)."""
+ONE_JOB_RULE = "g2048_solve"
+"""The rule that writes both stages of a run whose ages make one block (workflow/rules/g2048.smk);
+its job log ``<run>/logs/solve_<first>-<last>.log`` tells such a run."""
+
+
+def stage_rule(run_dir, stage):
+    """The workflow rule that writes ``stage``'s layers in the run ``run_dir``: :data:`ONE_JOB_RULE`
+    when the run's logs show its job (a run of one block has no other), else :data:`STAGE_RULES`."""
+    logs = Path(run_dir) / "logs"
+    if logs.is_dir() and any(logs.glob("solve_*.log")):
+        return ONE_JOB_RULE
+    return STAGE_RULES.get(stage, "g2048_backward")
 
 
 def block_target(path):
     """What to force so that Snakemake rebuilds the layer ``.../<stage>/age_<n>.zarr``: the block
     manifest of its age (the job's declared output; the blocks of both stages are the same, so the
-    other stage's manifests name it when this one's is gone), else the stage's rule."""
+    other stage's manifests name it when this one's is gone), else the stage's rule
+    (:func:`stage_rule`)."""
     path = Path(path)
     manifest = block_manifest(path)
     if manifest is None:
         other = {"afterstates": "values", "values": "afterstates"}.get(path.parent.name)
         twin = block_manifest(path.parent.parent / other / path.name) if other else None
         manifest = path.parent / twin.name if twin else None
-    return manifest or STAGE_RULES.get(path.parent.name, "g2048_backward")
+    return manifest or stage_rule(path.parent.parent, path.parent.name)
 
 
 def repair_command(path):
@@ -139,7 +153,7 @@ def _rebuild_hint(path):
     return f"to rebuild it, run: `{repair_command(path)}`"
 
 
-def write_layer(path, arrays, attrs, zstd_level=1):
+def write_layer(path, arrays, attrs, zstd_level=1, durable=True):
     """Write a layer atomically.
 
     Parameters
@@ -152,6 +166,13 @@ def write_layer(path, arrays, attrs, zstd_level=1):
     zstd_level : int
         Compression level of the arrays' zstd codec (recorded in ``zarr.json``, so a reader needs
         no setting): 1, the fastest, by default; value layers use 3 (issue 18).
+    durable : bool
+        True: every file and the rename are flushed to disk (fsync) before this returns. False
+        (issue 20): the layer is still written under a temporary name and renamed when complete, so
+        a killed process leaves it whole or absent, but nothing is flushed: the caller must call
+        :func:`.atomic.sync_file_system` before it records the layer anywhere (a stage, before its
+        block manifest). A power loss before that flush can leave the layer damaged, which its
+        checksums reveal on the next read (:func:`read_layer`, naming the command that rebuilds it).
 
     Raises
     ------
@@ -178,12 +199,14 @@ def write_layer(path, arrays, attrs, zstd_level=1):
         if is_small(arrays):
             files = {}
             sync(_write_group(MemoryStore(store_dict=files), arrays, attrs, zstd_level))
-            _write_files(tmp, files)
+            _write_files(tmp, files, durable)
         else:
             sync(_write_group(str(tmp), arrays, attrs, zstd_level))
-            _fsync_tree(tmp)
+            if durable:
+                _fsync_tree(tmp)
         os.rename(tmp, path)
-        fsync_dir(path.parent)
+        if durable:
+            fsync_dir(path.parent)
     except OSError as err:
         shutil.rmtree(tmp, ignore_errors=True)
         raise write_failed(path, err) from err
@@ -228,17 +251,19 @@ async def _read_group(path, with_arrays):
     return attrs, dict(zip(names, await asyncio.gather(*(read_array(n, meta[n]) for n in names))))
 
 
-def _write_files(root, files):
+def _write_files(root, files, durable):
     """Write the files of a layer encoded in memory (store key -> zarr buffer) under the new
-    directory ``root``, each flushed to disk before the caller's rename makes the layer visible."""
+    directory ``root``; with ``durable``, each flushed to disk before the caller's rename makes the
+    layer visible."""
     root.mkdir()
     for key in sorted(files):
         target = root / key
         target.parent.mkdir(parents=True, exist_ok=True)
         with open(target, "xb") as f:
             f.write(files[key].to_bytes())
-            f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
 
 
 def _fsync_tree(root):

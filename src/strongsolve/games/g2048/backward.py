@@ -22,6 +22,7 @@ import numpy as np
 from ...kernels.bellman import backup
 from ...kernels.hashindex import hash_index
 from ...parallel import chunk_bounds, default_workers, map_chunks
+from ...progress import Progress
 from ...store.atomic import sync_file_system, write_json_atomic
 from ...store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
 from ...store.layers import checksum, remove_stale_temporaries
@@ -205,7 +206,8 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
     order = sorted(ages, reverse=True)
     remove_stale_temporaries([run.values_path(n) for n in order])
     # the next age's IDs are read and decoded, and values written, meanwhile
-    with Background(depth=2, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io:
+    with Background(depth=2, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io, \
+            Progress(log) as progress:
         ids_next = _afterstates_ahead(io, run, kept, order[0])
         for i, n in enumerate(order):
             ids = ids_next.result()
@@ -232,8 +234,7 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
                 done_here[n] = ids, values
             mean = stats["value_mean"]
             done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
-            print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",
-                  file=log, flush=True)
+            progress.line(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}")
     sync_file_system(run.directory)  # every layer the manifest lists is on disk
     write_json_atomic(run.manifest_path("values", min(ages), max(ages)),
                       {"stage": "backward", **run.params(), "ages": done,

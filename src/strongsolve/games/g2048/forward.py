@@ -26,6 +26,7 @@ import numpy as np
 from ...kernels.external import SortedRuns
 from ...kernels.sort import distinct
 from ...parallel import chunk_bounds, imap_chunks
+from ...progress import Progress
 from ...store.atomic import sync_file_system, write_json_atomic
 from ...store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
 from ...store.layers import remove_stale_temporaries
@@ -221,7 +222,8 @@ def run_forward(run, ages, log=sys.stderr, keep=None, **options):
     rows_out = []
     remove_stale_temporaries([run.afterstate_path(n) for n in ages])
     # a layer write overlaps the next ages (one large coded layer held, or several small ones)
-    with Background(depth=1, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io:
+    with Background(depth=1, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io, \
+            Progress(log) as progress:
         for n in ages:
             path = run.afterstate_path(n)
             if path.exists():
@@ -255,8 +257,8 @@ def run_forward(run, ages, log=sys.stderr, keep=None, **options):
                 del window[old]
             rows_out.append({k: attrs[k] for k in ("age", "num_states", "num_terminal",
                                                    "num_afterstates")})
-            print(f"forward age {n}: {attrs['num_states']} states, {attrs['num_terminal']} terminal, "
-                  f"{attrs['num_afterstates']} afterstates, {status}", file=log, flush=True)
+            progress.line(f"forward age {n}: {attrs['num_states']} states, {attrs['num_terminal']} "
+                          f"terminal, {attrs['num_afterstates']} afterstates, {status}")
     sync_file_system(run.directory)  # every layer the manifest lists is on disk
     write_json_atomic(run.manifest_path("afterstates", ages[0], ages[-1]),
                       {"stage": "forward", **run.params(), "ages": rows_out,

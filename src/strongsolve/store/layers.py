@@ -320,8 +320,25 @@ def read_attrs(path):
     ------
     CorruptLayerError
         If the layer is missing, was not completed, or its attributes do not match their checksum.
+
+    Notes
+    -----
+    The group's ``zarr.json`` is read as plain JSON (the zarr v3 group document zarr reads: its
+    ``zarr_format``, ``node_type`` and ``attributes`` checked), not through zarr's event loop:
+    0.05 against 0.4 ms of CPU per layer, for the report and plots, which read the attributes of
+    every layer of a run (3,063 for 3x3; issue 20).
     """
-    return _open_layer(path, with_arrays=False)[0]
+    path = Path(path)
+    if not path.is_dir():
+        raise CorruptLayerError(f"layer {path} is missing; {_rebuild_hint(path)}")
+    try:
+        doc = json.loads((path / "zarr.json").read_bytes())
+        if not (isinstance(doc, dict) and doc.get("zarr_format") == 3 and doc.get("node_type") == "group"
+                and isinstance(doc.get("attributes"), dict)):
+            raise ValueError("not a zarr v3 group document")
+    except (OSError, ValueError) as err:  # ValueError: bad JSON or UTF-8
+        raise CorruptLayerError(f"layer {path} cannot be opened ({err}); {_rebuild_hint(path)}") from err
+    return _verified_attrs(path, doc["attributes"])
 
 
 def read_layer(path, expect=None):

@@ -28,6 +28,7 @@ from strongsolve.games.g2048.report import run_report
 from strongsolve.games.g2048.run import Run
 from strongsolve.store import atomic, layers
 from strongsolve.store.layers import block_target, read_layer, repair_command, write_layer
+from strongsolve.store.rerun import inferred_command
 from test_crash_resume import (assert_layers_complete, assert_same_results, kill_group,
                                layers as layer_paths, make_workflow, snakemake, start, wait_until)
 
@@ -143,6 +144,18 @@ def test_repair_hint_of_a_one_job_run_forces_its_rule(tmp_path):
     (run_dir / "logs" / "solve_000004-002044.log").write_text("")
     assert block_target(layer) == layers.ONE_JOB_RULE == "g2048_solve"
     assert repair_command(layer).endswith("--forcerun g2048_solve")
+
+
+def test_a_one_job_run_is_known_as_a_snakemake_run_by_its_log(tmp_path):
+    run_dir = tmp_path / "results" / "2048_2x2"
+    (run_dir / "afterstates").mkdir(parents=True)
+    (run_dir / "afterstates" / "block_000004-000060.json").write_text(json.dumps(
+        {"stage": "forward", "game": "2048", "rows": 2, "cols": 2, "p2": 0.9, "target_tile": 0, "ages": []}))
+    assert inferred_command(run_dir).startswith("strongsolve 2048 solve")  # no job log: not Snakemake's
+    (run_dir / "logs").mkdir()
+    (run_dir / "logs" / "solve_000004-000060.log").write_text("")
+    command = inferred_command(run_dir)
+    assert command.startswith("snakemake --cores all") and "ages_per_job: 29" in command
 
 
 # ---- the workflow --------------------------------------------------------------------------------

@@ -68,25 +68,45 @@ def test_roundtrip_keeps_arrays_and_attributes(layer):
     assert read_attrs(layer) == attrs
 
 
-@pytest.mark.parametrize("length", [0, 5, 3000])
-def test_a_small_layer_written_from_memory_is_the_files_zarr_writes(tmp_path, monkeypatch, length):
-    # small layers are encoded by zarr in memory and written with plain file calls (issue 20):
-    # the same files, byte for byte, as zarr's own LocalStore writes for a large one
-    from strongsolve.store import layers
+def _small_arrays(case, length):
     rng = np.random.default_rng(length)
-    arrays = {"ids": np.sort(rng.integers(0, 2**63, length).astype(np.uint64)),
-              "values": rng.random(length)}
+    if case == "zeros":  # all the fill value: zarr writes no chunk
+        return {"ids": np.zeros(length, np.uint64), "values": np.zeros(length)}
+    if case == "signed zeros":
+        return {"values": np.full(length, -0.0), "flags": np.zeros(length, np.uint8)}
+    if case == "mixed":  # a few dtypes, NaN and infinities among the values
+        values = rng.random(length)
+        values[::7] = np.nan
+        values[1::11] = -np.inf
+        return {"small": rng.integers(-5, 5, length).astype(np.int16), "values": values,
+                "bytes": rng.integers(0, 3, length).astype(np.uint8)}
+    return {"ids": np.sort(rng.integers(0, 2**63, length).astype(np.uint64)), "values": rng.random(length)}
+
+
+@pytest.mark.parametrize("case", ["random", "zeros", "signed zeros", "mixed"])
+@pytest.mark.parametrize("length", [0, 1, 5, 3000])
+@pytest.mark.parametrize("zstd_level", [1, 3])
+def test_a_small_layer_written_from_memory_is_the_files_zarr_writes(tmp_path, monkeypatch, case,
+                                                                    length, zstd_level):
+    # small layers are encoded in memory without zarr's event loop and written with plain file
+    # calls (issue 20): the same files, byte for byte, as zarr's own LocalStore writes for a large one
+    from strongsolve.store import layers
+    arrays = _small_arrays(case, length)
+    attrs = dict(ATTRS, mean=float("nan"), none=None, nested={"a": [1, 2.5]})
     assert layers.is_small(arrays)
-    write_layer(tmp_path / "memory" / "age_000042.zarr", arrays, ATTRS, zstd_level=3)
+    write_layer(tmp_path / "memory" / "age_000042.zarr", arrays, attrs, zstd_level=zstd_level)
     monkeypatch.setattr(layers, "SMALL_LAYER_BYTES", -1)
     assert not layers.is_small(arrays)
-    write_layer(tmp_path / "local" / "age_000042.zarr", arrays, ATTRS, zstd_level=3)
+    write_layer(tmp_path / "local" / "age_000042.zarr", arrays, attrs, zstd_level=zstd_level)
     memory, local = (snapshot(tmp_path / d / "age_000042.zarr") for d in ("memory", "local"))
     assert memory == local
-    chunks = ["ids/c/0", "values/c/0"] if length else []  # no chunk for an empty array
-    assert sorted(map(str, memory)) == sorted(chunks + ["ids/zarr.json", "values/zarr.json", "zarr.json"])
-    loaded, attrs = read_layer(tmp_path / "memory" / "age_000042.zarr", ATTRS)
-    assert all(np.array_equal(loaded[k], arrays[k]) for k in arrays)
+    if case == "random":
+        chunks = ["ids/c/0", "values/c/0"] if length else []  # no chunk for an empty array
+        assert sorted(map(str, memory)) == sorted(chunks + ["ids/zarr.json", "values/zarr.json", "zarr.json"])
+    loaded, got = read_layer(tmp_path / "memory" / "age_000042.zarr", ATTRS)
+    assert all(np.array_equal(loaded[k], arrays[k], equal_nan=True) for k in arrays)
+    assert all(np.signbit(loaded[k]).tolist() == np.signbit(arrays[k]).tolist()
+               for k in arrays if arrays[k].dtype.kind == "f")
     assert sorted(os.listdir(tmp_path / "memory")) == ["age_000042.zarr"]  # no temporary left
 
 

@@ -18,58 +18,94 @@ G2048_ENV = "MALLOC_MMAP_THRESHOLD_=1048576 " if config["memory_limit"] else ""
 G2048_PRIORITY = 10
 
 
-rule g2048_forward:
-    input:
-        forward_inputs,
-    output:
-        f"{G2048_DIR}/afterstates/block_{{first}}-{{last}}.json",
-    log:
-        f"{G2048_DIR}/logs/forward_{{first}}-{{last}}.log",
-    wildcard_constraints:
-        first=r"\d{6}",
-        last=r"\d{6}",
-    threads: G["threads"]
-    priority: G2048_PRIORITY
-    resources:
-        mem_mb=G["mem_mb"],
-    params:
-        run=G2048_ARGS,
-        stage=G2048_STAGE_ARGS,
-        env=G2048_ENV,
-    conda:
-        "../envs/strongsolve.yaml"
-    shell:
-        logged(
-            "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 forward {params.run} "
-            "{params.stage} --ages {wildcards.first}-{wildcards.last}"
-        )
+# A run whose ages make one block (every 3x3 run: 1,021 ages, ages_per_job 1024) is solved by one
+# job, forward then backward in one process (`strongsolve 2048 solve-block`): one start-up fewer, and
+# the afterstates stay in memory for the backward pass instead of being read back (issue 20: 3x3 in
+# 44 s wall against 12.5 s of kernels). Larger runs keep a job per block and stage, so a kill costs at
+# most a block of one stage. Both ways write the same layers and manifests.
+G2048_ONE_JOB = G2048_SOLVED and len(G2048_BLOCKS) == 1
+
+if G2048_ONE_JOB:
+
+    rule g2048_solve:
+        output:
+            f"{G2048_DIR}/afterstates/block_{{first}}-{{last}}.json",
+            f"{G2048_DIR}/values/block_{{first}}-{{last}}.json",
+        log:
+            f"{G2048_DIR}/logs/solve_{{first}}-{{last}}.log",
+        wildcard_constraints:
+            first=r"\d{6}",
+            last=r"\d{6}",
+        threads: G["threads"]
+        priority: G2048_PRIORITY
+        resources:
+            mem_mb=G["mem_mb"],
+        params:
+            run=G2048_ARGS,
+            stage=G2048_STAGE_ARGS,
+            env=G2048_ENV,
+        conda:
+            "../envs/strongsolve.yaml"
+        shell:
+            logged(
+                "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 solve-block {params.run} "
+                "{params.stage} --ages {wildcards.first}-{wildcards.last}"
+            )
+
+else:
+
+    rule g2048_forward:
+        input:
+            forward_inputs,
+        output:
+            f"{G2048_DIR}/afterstates/block_{{first}}-{{last}}.json",
+        log:
+            f"{G2048_DIR}/logs/forward_{{first}}-{{last}}.log",
+        wildcard_constraints:
+            first=r"\d{6}",
+            last=r"\d{6}",
+        threads: G["threads"]
+        priority: G2048_PRIORITY
+        resources:
+            mem_mb=G["mem_mb"],
+        params:
+            run=G2048_ARGS,
+            stage=G2048_STAGE_ARGS,
+            env=G2048_ENV,
+        conda:
+            "../envs/strongsolve.yaml"
+        shell:
+            logged(
+                "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 forward {params.run} "
+                "{params.stage} --ages {wildcards.first}-{wildcards.last}"
+            )
 
 
-rule g2048_backward:
-    input:
-        backward_inputs,
-    output:
-        f"{G2048_DIR}/values/block_{{first}}-{{last}}.json",
-    log:
-        f"{G2048_DIR}/logs/backward_{{first}}-{{last}}.log",
-    wildcard_constraints:
-        first=r"\d{6}",
-        last=r"\d{6}",
-    threads: G["threads"]
-    priority: G2048_PRIORITY
-    resources:
-        mem_mb=G["mem_mb"],
-    params:
-        run=G2048_ARGS,
-        stage=G2048_STAGE_ARGS,
-        env=G2048_ENV,
-    conda:
-        "../envs/strongsolve.yaml"
-    shell:
-        logged(
-            "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 backward {params.run} "
-            "{params.stage} --ages {wildcards.first}-{wildcards.last}"
-        )
+    rule g2048_backward:
+        input:
+            backward_inputs,
+        output:
+            f"{G2048_DIR}/values/block_{{first}}-{{last}}.json",
+        log:
+            f"{G2048_DIR}/logs/backward_{{first}}-{{last}}.log",
+        wildcard_constraints:
+            first=r"\d{6}",
+            last=r"\d{6}",
+        threads: G["threads"]
+        priority: G2048_PRIORITY
+        resources:
+            mem_mb=G["mem_mb"],
+        params:
+            run=G2048_ARGS,
+            stage=G2048_STAGE_ARGS,
+            env=G2048_ENV,
+        conda:
+            "../envs/strongsolve.yaml"
+        shell:
+            logged(
+                "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 backward {params.run} "
+                "{params.stage} --ages {wildcards.first}-{wildcards.last}"
+            )
 
 
 # Optimal-play store (issue 18): not a default target; `snakemake --cores all g2048_policy_all`

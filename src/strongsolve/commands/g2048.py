@@ -60,6 +60,11 @@ def _backward(args):
     run_backward(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
 
 
+def _solve_block(args):
+    from ..games.g2048.pipeline import solve_block
+    solve_block(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
+
+
 def _report(args):
     from ..games.g2048.report import run_report, summary_rows
     run = _run(args)
@@ -173,6 +178,8 @@ def register(subparsers):
     for name, handler, text in (
         ("forward", _forward, "forward stage: afterstate layers of a block of ages"),
         ("backward", _backward, "backward stage: value layers of a block of ages"),
+        ("solve-block", _solve_block, "forward, then backward stage of a block of ages in one process "
+                                      "(the g2048_solve rule: a run whose ages make one block)"),
     ):
         q = sub.add_parser(name, help=text)
         _add_run_args(q)

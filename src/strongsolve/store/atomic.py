@@ -8,9 +8,11 @@ their directory (:mod:`strongsolve.store.lock`): without it, a temporary may be 
 writer's, and removing it would break that writer's rename (issue 16).
 """
 
+import ctypes
 import glob
 import json
 import os
+import sys
 import uuid
 from pathlib import Path
 
@@ -47,6 +49,43 @@ def fsync_dir(path):
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def sync_file_system(path):
+    """Flush every file and directory entry of the file system holding ``path`` to disk.
+
+    One call for many small layers written without their own fsyncs (``write_layer(...,
+    durable=False)``): a stage calls it before its block manifest, so every layer the manifest lists
+    survives a power loss, at the cost of one flush per block instead of three or four fsyncs per
+    layer (issue 20). Linux's ``syncfs(2)`` flushes only that file system; elsewhere ``sync(2)``
+    flushes all of them.
+
+    Raises
+    ------
+    StoreWriteError
+        If the flush fails (an I/O error of the disk), naming ``path``.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if _SYNCFS is None:
+            os.sync()
+        elif _SYNCFS(fd) != 0:
+            err = ctypes.get_errno()
+            raise write_failed(path, OSError(err, os.strerror(err)))
+    finally:
+        os.close(fd)
+
+
+def _find_syncfs():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):  # a C library without syncfs (glibc < 2.14, some musl builds)
+        return None
+
+
+_SYNCFS = _find_syncfs()
 
 
 def temporary_name(path):

@@ -7,19 +7,23 @@ of age n and goes on with age n + 2; it prefetches the layer it will read next. 
 atomic (store.layers); the stage waits for all of them (and re-raises their errors) before it writes
 its block manifest, so a manifest never lists a layer that is not on disk.
 
-A small layer's write is mostly its fsyncs (about 4 ms each, three or four per layer); with a
-single helper thread they came one after the other and the 3x3 forward stage waited for its writes
-(12 s of 30, issue 20). Several helper threads (``workers``) let the file system commit the fsyncs
-of several layers together, and :meth:`Background.submit_small` lets a stage keep up to
-``small_depth`` small writes pending besides its ``depth`` large ones, so memory stays bounded by
-``depth`` large layers plus ``small_depth`` small ones.
+A small layer's write was mostly its fsyncs (about 4 ms each, three or four per layer), and four
+helper threads overlapped them (issue 20). Small layers are now written without fsyncs and flushed
+once per block (:func:`submit_layer_write`), so a write is a few file calls; one helper thread does
+them, and :meth:`Background.submit_small` lets a stage keep up to ``small_depth`` small writes
+pending besides its ``depth`` large ones, so memory stays bounded by ``depth`` large layers plus
+``small_depth`` small ones.
 """
 
 from concurrent.futures import ThreadPoolExecutor
 
-IO_WORKERS = 4
-"""Helper threads of a 2048 stage's I/O: four overlapping fsyncs took 5.4 ms per small layer against
-17.6 ms one at a time (ext4, 2026-12-02; eight: 6.7 ms)."""
+from .layers import is_small, write_layer
+
+IO_WORKERS = 1
+"""Helper threads of a 2048 stage's I/O. Four overlapped the fsyncs of small layers (5.4 ms per
+layer against 17.6 ms one at a time, ext4, 2026-12-02); without those fsyncs, the extra threads only
+contend for the GIL: the 3x3 solve in one job took 24.4 CPU s (5.8 system) with four, 19.3 (2.1
+system) with one (`strongsolve 2048 solve-block`, 2 threads, load 6, 2026-12-02)."""
 SMALL_PENDING = 16
 """Small layer writes a 2048 stage keeps pending (each at most
 :data:`strongsolve.store.layers.SMALL_LAYER_BYTES` of arrays)."""
@@ -86,3 +90,14 @@ class Background:
                 self.wait()
         finally:
             self._pool.shutdown(wait=True)
+
+
+def submit_layer_write(io, path, arrays, attrs, **write_options):
+    """Write a layer on ``io``'s helper threads (:class:`Background`): a small layer
+    (:func:`.layers.is_small`) without its own fsyncs, as one of several pending small writes; a large one
+    flushed to disk file by file. The stage calls :func:`.atomic.sync_file_system` after the last write and
+    before its block manifest (one flush per block instead of three or four fsyncs per small layer:
+    most of a 3x3 solve's file time, issue 20). Returns the write's future."""
+    if is_small(arrays):
+        return io.submit_small(write_layer, path, arrays, attrs, durable=False, **write_options)
+    return io.submit(write_layer, path, arrays, attrs, **write_options)

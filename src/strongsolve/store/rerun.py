@@ -27,7 +27,7 @@ from pathlib import Path
 RERUN_VARIABLE = "STRONGSOLVE_RERUN"
 """Environment variable holding the base rerun command (set by the workflow for its jobs)."""
 
-SNAKEMAKE_LOGS = ("forward_*.log", "backward_*.log", "report.log")
+SNAKEMAKE_LOGS = ("forward_*.log", "backward_*.log", "solve_*.log", "report.log")
 """Log files the workflow's 2048 rules write under ``<run>/logs/``: their presence marks a
 Snakemake run."""
 

@@ -15,15 +15,17 @@ reaching the target tile (reach-a-tile objective).
 
 import sys
 import time
+from concurrent.futures import Future
 
 import numpy as np
 
 from ...kernels.bellman import backup
 from ...kernels.hashindex import hash_index
 from ...parallel import chunk_bounds, default_workers, map_chunks
-from ...store.atomic import write_json_atomic
-from ...store.background import IO_WORKERS, SMALL_PENDING, Background
-from ...store.layers import checksum, is_small, remove_stale_temporaries, write_layer
+from ...progress import Progress
+from ...store.atomic import sync_file_system, write_json_atomic
+from ...store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
+from ...store.layers import checksum, remove_stale_temporaries
 from ...store.lock import holding_run_lock
 from .board import TileOverflowError
 from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
@@ -149,8 +151,19 @@ def value_stats(values):
             "value_max": float(values.max())}
 
 
+def _afterstates_ahead(io, run, kept, n):
+    """A future of the sorted afterstate IDs of age ``n``: taken from ``kept``
+    (:class:`.kept.KeptLayers`) when it holds them, else read and decoded on a helper thread."""
+    ids = kept.pop(n) if kept is not None else None
+    if ids is None:
+        return io.submit(lambda: run.load_afterstates(n)[0])
+    ready = Future()
+    ready.set_result(ids)
+    return ready
+
+
 @holding_run_lock("2048 backward")
-def run_backward(run, ages, log=sys.stderr, **options):
+def run_backward(run, ages, log=sys.stderr, kept=None, **options):
     """Backward stage of one block of consecutive ages: write each age's value layer.
 
     Ages are processed from the highest down. An age whose value layer is already complete and
@@ -164,6 +177,9 @@ def run_backward(run, ages, log=sys.stderr, **options):
     ages : list of int
         Consecutive even ages; the value layers of ``max(ages) + 2`` and ``max(ages) + 4`` must exist
         (or lie beyond the last age).
+    kept : KeptLayers, optional
+        Afterstate IDs the forward stage of this process kept in memory
+        (:func:`.pipeline.solve_block`); the ages it holds are not read back from their layers.
     options
         ``chunk``, ``client`` for :func:`afterstate_values`.
 
@@ -190,12 +206,13 @@ def run_backward(run, ages, log=sys.stderr, **options):
     order = sorted(ages, reverse=True)
     remove_stale_temporaries([run.values_path(n) for n in order])
     # the next age's IDs are read and decoded, and values written, meanwhile
-    with Background(depth=2, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io:
-        ids_next = io.submit(run.load_afterstates, order[0])
+    with Background(depth=2, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io, \
+            Progress(log) as progress:
+        ids_next = _afterstates_ahead(io, run, kept, order[0])
         for i, n in enumerate(order):
-            ids = ids_next.result()[0]
+            ids = ids_next.result()
             if i + 1 < len(order):
-                ids_next = io.submit(run.load_afterstates, order[i + 1])
+                ids_next = _afterstates_ahead(io, run, kept, order[i + 1])
             path = run.values_path(n)
             if path.exists():
                 values = run.load_values(n, ids)
@@ -206,11 +223,10 @@ def run_backward(run, ages, log=sys.stderr, **options):
                 values = afterstate_values(ids, run.tables, run.p2, run.target_exp, indexed(n + 2),
                                            indexed(n + 4), **options)
                 arrays, stats = {"values": values}, value_stats(values)
-                (io.submit_small if is_small(arrays) else io.submit)(
-                    write_layer, path, arrays,
-                    dict(run.params(), age=n, num_afterstates=int(ids.size),
-                         afterstates_checksum=checksum(ids), **stats),
-                    zstd_level=VALUES_ZSTD_LEVEL)
+                submit_layer_write(io, path, arrays,
+                                   dict(run.params(), age=n, num_afterstates=int(ids.size),
+                                        afterstates_checksum=checksum(ids), **stats),
+                                   zstd_level=VALUES_ZSTD_LEVEL)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
             done_here.pop(n + 4, None)
@@ -218,8 +234,8 @@ def run_backward(run, ages, log=sys.stderr, **options):
                 done_here[n] = ids, values
             mean = stats["value_mean"]
             done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
-            print(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}",
-                  file=log, flush=True)
+            progress.line(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}")
+    sync_file_system(run.directory)  # every layer the manifest lists is on disk
     write_json_atomic(run.manifest_path("values", min(ages), max(ages)),
                       {"stage": "backward", **run.params(), "ages": done,
                        "seconds": round(time.perf_counter() - t0, 3)},

@@ -26,9 +26,10 @@ import numpy as np
 from ...kernels.external import SortedRuns
 from ...kernels.sort import distinct
 from ...parallel import chunk_bounds, imap_chunks
-from ...store.atomic import write_json_atomic
-from ...store.background import IO_WORKERS, SMALL_PENDING, Background
-from ...store.layers import is_small, remove_stale_temporaries, write_layer
+from ...progress import Progress
+from ...store.atomic import sync_file_system, write_json_atomic
+from ...store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
+from ...store.layers import remove_stale_temporaries
 from ...store.lock import holding_run_lock
 from .board import TileOverflowError, age, start_states
 from .expand import OVERFLOW, move_successors, spawn_states
@@ -184,7 +185,7 @@ def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0, **options):
 
 
 @holding_run_lock("2048 forward")
-def run_forward(run, ages, log=sys.stderr, **options):
+def run_forward(run, ages, log=sys.stderr, keep=None, **options):
     """Forward stage of one block of consecutive ages: write each age's afterstate layer.
 
     An age whose layer is already complete and verified is not recomputed (resume after a kill).
@@ -196,6 +197,9 @@ def run_forward(run, ages, log=sys.stderr, **options):
     run : run.Run
     ages : list of int
         Consecutive even ages, increasing; the layers of ``ages[0] - 2`` and ``ages[0] - 4`` must exist.
+    keep : KeptLayers, optional
+        Receives each age's afterstate IDs while its byte budget lasts, for a backward stage in
+        the same process (:func:`.pipeline.solve_block`), which then need not read them back.
     options
         ``chunk``, ``memory_limit``, ``client`` for :func:`expand_layer` (spills go to
         ``<run>/.spill/age_<n>``, removed when the age is done or rerun).
@@ -218,7 +222,8 @@ def run_forward(run, ages, log=sys.stderr, **options):
     rows_out = []
     remove_stale_temporaries([run.afterstate_path(n) for n in ages])
     # a layer write overlaps the next ages (one large coded layer held, or several small ones)
-    with Background(depth=1, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io:
+    with Background(depth=1, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io, \
+            Progress(log) as progress:
         for n in ages:
             path = run.afterstate_path(n)
             if path.exists():
@@ -229,7 +234,7 @@ def run_forward(run, ages, log=sys.stderr, **options):
                 _, arrays, code_attrs = encode_afterstates(np.empty(0, np.uint64), run.rows, run.cols, n)
                 attrs = dict(run.params(), age=n, num_states=0, num_terminal=0, num_afterstates=0,
                              **code_attrs)
-                (io.submit_small if is_small(arrays) else io.submit)(write_layer, path, arrays, attrs)
+                submit_layer_write(io, path, arrays, attrs)
                 window[n] = np.empty(0, np.uint64)
                 status = "empty: the two previous afterstate layers are empty (stopped)"
             else:
@@ -243,15 +248,18 @@ def run_forward(run, ages, log=sys.stderr, **options):
                 attrs = dict(run.params(), age=n, num_states=layer.num_states,
                              num_terminal=layer.num_terminal,
                              num_afterstates=int(layer.afterstates.size), **code_attrs)
-                (io.submit_small if is_small(arrays) else io.submit)(write_layer, path, arrays, attrs)
+                submit_layer_write(io, path, arrays, attrs)
                 window[n] = layer.afterstates
                 status = f"computed in {time.perf_counter() - t:.2f} s"
+            if keep is not None:
+                keep.add(n, window[n])
             for old in [a for a in window if a < n - 4]:
                 del window[old]
             rows_out.append({k: attrs[k] for k in ("age", "num_states", "num_terminal",
                                                    "num_afterstates")})
-            print(f"forward age {n}: {attrs['num_states']} states, {attrs['num_terminal']} terminal, "
-                  f"{attrs['num_afterstates']} afterstates, {status}", file=log, flush=True)
+            progress.line(f"forward age {n}: {attrs['num_states']} states, {attrs['num_terminal']} "
+                          f"terminal, {attrs['num_afterstates']} afterstates, {status}")
+    sync_file_system(run.directory)  # every layer the manifest lists is on disk
     write_json_atomic(run.manifest_path("afterstates", ages[0], ages[-1]),
                       {"stage": "forward", **run.params(), "ages": rows_out,
                        "seconds": round(time.perf_counter() - t0, 3)},

@@ -139,7 +139,7 @@ def _rebuild_hint(path):
     return f"to rebuild it, run: `{repair_command(path)}`"
 
 
-def write_layer(path, arrays, attrs, zstd_level=1):
+def write_layer(path, arrays, attrs, zstd_level=1, chunk=CHUNK):
     """Write a layer atomically.
 
     Parameters
@@ -152,6 +152,9 @@ def write_layer(path, arrays, attrs, zstd_level=1):
     zstd_level : int
         Compression level of the arrays' zstd codec (recorded in ``zarr.json``, so a reader needs
         no setting): 1, the fastest, by default; value layers use 3 (issue 18).
+    chunk : int
+        Elements per zarr chunk (recorded in ``zarr.json``): :data:`CHUNK` by default; a reader of a
+        few rows of a matrix stored flat wants chunks of whole rows.
 
     Raises
     ------
@@ -177,10 +180,10 @@ def write_layer(path, arrays, attrs, zstd_level=1):
         attrs = dict(attrs, attrs_checksum=attrs_checksum(attrs))
         if is_small(arrays):
             files = {}
-            sync(_write_group(MemoryStore(store_dict=files), arrays, attrs, zstd_level))
+            sync(_write_group(MemoryStore(store_dict=files), arrays, attrs, zstd_level, chunk))
             _write_files(tmp, files)
         else:
-            sync(_write_group(str(tmp), arrays, attrs, zstd_level))
+            sync(_write_group(str(tmp), arrays, attrs, zstd_level, chunk))
             _fsync_tree(tmp)
         os.rename(tmp, path)
         fsync_dir(path.parent)
@@ -192,13 +195,13 @@ def write_layer(path, arrays, attrs, zstd_level=1):
         raise
 
 
-async def _write_group(store, arrays, attrs, zstd_level):
+async def _write_group(store, arrays, attrs, zstd_level, chunk):
     """Write a layer's group into ``store`` (a directory name, or a ``MemoryStore``)."""
     group = await zarr_async.open_group(store=store, mode="w-", zarr_format=3)
 
     async def write_array(name, a):
         z = await group.create_array(name, shape=a.shape, dtype=a.dtype,
-                                     chunks=(max(1, min(CHUNK, a.shape[0])),),
+                                     chunks=(max(1, min(chunk, a.shape[0])),),
                                      serializer=BytesCodec(),
                                      compressors=[ZstdCodec(level=zstd_level), Crc32cCodec()])
         if a.size:

@@ -238,7 +238,7 @@ def test_bad_input_is_refused_with_the_fix(tmp_path, capsys):
     path = tmp_path / "b.yaml"
     path.write_text(json.dumps(THREE[0]))
     assert main(["ludo", "race", str(path), "--pieces", "0"]) == 2
-    assert "--pieces must be at least 1, got 0" in capsys.readouterr().err
+    assert "--pieces must be in 1..4, got 0" in capsys.readouterr().err
     assert main(["ludo", "race", str(path), "--pieces", "3", "--solver", "values",
                  "--max-memory-gb", "0.000001"]) == 2
     err = capsys.readouterr().err

@@ -194,8 +194,8 @@ def _progress(line):
 def run_race(args):
     from ..games import ludo
 
-    if args.pieces < 1:
-        raise ValueError(f"--pieces must be at least 1, got {args.pieces}")
+    if not 1 <= args.pieces <= 4:
+        raise ValueError(f"--pieces must be in 1..4, got {args.pieces}")
     board = _board(args)
     stuck = ludo.cells_without_goal(board)  # before the expansion: value iteration would never settle
     if stuck:

@@ -255,3 +255,28 @@ def test_bad_input_is_refused_with_the_fix(tmp_path, capsys):
                  "1"]) == 2
     err = capsys.readouterr().err
     assert f"layer {checkpoint} cannot be opened" in err and "solve the race again" in err
+
+
+def test_advise_on_another_piece_count_names_the_values_solver_and_its_saved_race(
+        tmp_path, capsys, monkeypatch):
+    # rest cells 0, 2, 3, 4: 2 pieces give C(5, 2)^2 = 100 positions, 3 pieces 400; an expansion
+    # solver holding 100 solves 2 pieces at most
+    monkeypatch.setattr(ludo, "MAX_RACE_NODES", 100)
+    path = tmp_path / "b.yaml"
+    path.write_text(json.dumps(THREE[0]))
+    saved = tmp_path / "race_p2_policy.npz"
+    assert main(["ludo", "race", str(path), "--pieces", "2", "--against", "--policy-out",
+                 str(saved)]) == 0
+    capsys.readouterr()
+    position = ["--position", "0,2,3/0,0,2", "--roll", "2"]
+    values = tmp_path / "race_p3_values.zarr"
+    assert main(["ludo", "advise", str(saved), *position]) == 2
+    err = capsys.readouterr().err
+    assert "The values solver holds it (0.00 GB)" in err
+    assert (f"`strongsolve ludo race BOARD.yaml --pieces 3 --values-out {values}`, then "
+            f"`strongsolve ludo advise {values} --position 0,2,3/0,0,2 --roll 2`") in err
+    assert main(["ludo", "race", str(path), "--pieces", "3", "--values-out", str(values)]) == 0
+    capsys.readouterr()
+    assert main(["ludo", "advise", str(saved), *position]) == 2
+    assert (f"advise from the 3-piece race saved beside it: `strongsolve ludo advise {values} "
+            "--position 0,2,3/0,0,2 --roll 2`") in capsys.readouterr().err

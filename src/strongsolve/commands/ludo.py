@@ -269,7 +269,10 @@ def _run_race_values(args, board):
     out_dir = Path(args.values_out).resolve().parent
     with writer_lock(out_dir, f"ludo race {args.values_out} (pid {os.getpid()})"):
         remove_stale_temporaries([args.values_out])
-        if Path(args.values_out).exists():
+        saved = Path(args.values_out)
+        if saved.is_dir() and not any(saved.iterdir()):  # made by a workflow manager: nothing yet
+            saved.rmdir()
+        if saved.exists():
             return _report_saved_values(args, board, positions)
         return _solve_values(args, board, positions, threads, limit)
 
@@ -390,7 +393,7 @@ def _load_solution(path):
 def _piece_count_message(args, board, pieces, own, opp):
     """Why a position with another piece count than the saved race gets no advice, and the
     commands that answer what can be answered (issue 19: the design's four-piece example)."""
-    from ..games import ludo
+    from ..games import ludo, ludo_values
 
     if len(own) != len(opp):
         return (f"position {args.position}: both players need the same number of pieces, got "
@@ -407,8 +410,12 @@ def _piece_count_message(args, board, pieces, own, opp):
                  f"{'are not cells' if many else 'is not a cell'} a piece can rest on in this "
                  "board"
                  + (f" (jump {'sources' if many else 'source'}: {jumps})" if jumps else ""))
+    values = Path(args.result).with_name(f"race_p{k}_values.zarr")  # the workflow's names
+    if values.is_dir():
+        return text + (f"; advise from the {k}-piece race saved beside it: `strongsolve ludo "
+                       f"advise {values} --position {args.position} --roll {args.roll}`")
     largest = ludo.largest_race_pieces(board)
-    sibling = Path(args.result).with_name(f"race_p{k}_policy.npz")  # the workflow's name
+    sibling = Path(args.result).with_name(f"race_p{k}_policy.npz")
     if k <= largest:
         if sibling.is_file():
             return text + (f"; advise from the {k}-piece race saved beside it: `strongsolve ludo "
@@ -417,8 +424,16 @@ def _piece_count_message(args, board, pieces, own, opp):
                        f"--pieces {k} --policy-out {sibling}`, then run `strongsolve ludo advise "
                        f"{sibling} --position {args.position} --roll {args.roll}`")
     text += (f". The {k}-piece game is not solved exactly: {ludo.race_positions(board, k):,} "
-             f"positions on this board, more than the {ludo.MAX_RACE_NODES:,} the race solver "
-             f"holds; {largest} piece(s) each is the largest race it solves here")
+             f"positions on this board, more than the {ludo.MAX_RACE_NODES:,} the expansion "
+             f"solver holds; {largest} piece(s) each is the largest race it solves here")
+    need = ludo_values.value_bytes(board, k)
+    if need <= ludo_values.default_memory_limit():
+        text += (f". The values solver holds it ({need / 1e9:.2f} GB): `strongsolve ludo race "
+                 f"BOARD.yaml --pieces {k} --values-out {values}`, then `strongsolve ludo advise "
+                 f"{values} --position {args.position} --roll {args.roll}`")
+    else:
+        text += (f"; its values alone take {need / 1e9:,.0f} GB, more than 80% of this machine's "
+                 "memory")
     if k > pieces:  # a smaller race: advice on some of the pieces, in another game
         mine = [c for c in own if c in rest][:pieces]
         theirs = [c for c in opp if c in rest][:pieces]

@@ -20,6 +20,41 @@ import numpy as np
 from strongsolve.games import ludo, ludo_values
 
 
+def advise_timing(board, pieces, value, sweeps, delta):
+    """Seconds to checkpoint ``value``, to read it back whole, and to advise from it."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from strongsolve.games import ludo_values_store as store
+    from strongsolve.store.layers import layer_bytes, read_layer
+
+    tmp = Path(tempfile.mkdtemp(prefix="ludo_values_bench_", dir="."))
+    try:
+        points = store.Checkpoints(tmp, board, pieces, log=lambda line: None)
+        t = time.perf_counter()
+        points.save(value.reshape(-1), sweeps, delta)
+        write = time.perf_counter() - t
+        [path] = points.paths()
+        size = layer_bytes(path)
+        t = time.perf_counter()
+        read_layer(path)
+        read = time.perf_counter() - t
+        # the design's example position (issue 19), its first `pieces` pieces of each side
+        own, opp = (8, 15, 42, 3)[:pieces], (10, 25, 31, 50)[:pieces]
+        t = time.perf_counter()
+        saved = store.SavedValues(path, require_converged=False)
+        choices = ludo.advise(board, saved.race.lex_encoding(), saved.lex_values(), own, opp, 5)
+        advise = time.perf_counter() - t
+        return {"checkpoint_write_seconds": round(write, 2), "checkpoint_bytes": size,
+                "checkpoint_read_verify_seconds": round(read, 2),
+                "advise_position": f"{','.join(map(str, own))}/{','.join(map(str, opp))} roll 5",
+                "advise_seconds_in_process": round(advise, 3), "advise_rows_read": len(saved.rows),
+                "advise_choices": len(choices)}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("board")
@@ -27,6 +62,10 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--sweeps", type=int, help="run this many sweeps from zero and time each")
     ap.add_argument("--tol", type=float, help="solve to this largest change per sweep instead")
+    ap.add_argument("--advise-timing", action="store_true",
+                    help="with --sweeps: write the values as a checkpoint (timed), read it back "
+                         "whole as a resume does (timed), and time advice on one position from it "
+                         "(rows read on demand, as `ludo advise`)")
     ap.add_argument("--check-tol", type=float,
                     help="with --tol: solve again to this tighter tolerance and report the largest "
                          "value difference (the error the looser stop leaves)")
@@ -54,6 +93,8 @@ def main():
             t = time.perf_counter()
             delta = sweep(value)
             progress(i + 1, delta, time.perf_counter() - t)
+        if args.advise_timing:
+            out["advise_timing"] = advise_timing(board, args.pieces, value, args.sweeps, delta)
     else:
         progress.cpu = time.process_time()
         sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, progress=progress)

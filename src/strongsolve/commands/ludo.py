@@ -288,14 +288,12 @@ def _solve_values(args, board, positions, threads, limit):
                                         every_sweeps=args.checkpoint_sweeps,
                                         log=lambda line: _progress(f"  {line}"))
     _progress(f"race of {args.pieces} piece(s) each on {args.board}: {positions:,} positions, "
-              f"values only ({ludo_values.value_bytes(board, args.pieces) / 1e9:.2f} GB), "
+              f"values only ({ludo_values.value_bytes(board, args.pieces) / 1e6:,.1f} MB), "
               f"{threads} thread(s); sweeps until no win probability changes by more than "
               f"{args.tol:g}" + ("" if checkpoints else
                                  " (no --values-out: no checkpoints, a kill loses the sweeps)"))
-    sol = ludo_values.solve_values(
-        board, args.pieces, tol=args.tol, memory_limit=limit, checkpoints=checkpoints,
-        progress=lambda sweep, delta, seconds: _progress(
-            f"  sweep {sweep}: largest change {delta:.3g}, {seconds:.1f} s"))
+    sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, memory_limit=limit,
+                                   checkpoints=checkpoints, progress=_sweep_progress(args.tol))
     _progress(f"  converged in {sol.sweeps} sweeps"
               + (f" (resumed after sweep {sol.resumed_from})" if sol.resumed_from else ""))
     if args.values_out:
@@ -309,6 +307,24 @@ def _solve_values(args, board, positions, threads, limit):
            "values_file": args.values_out, "positions_queried": []}
     values = store.LexValues(race, lambda a: sol.value[a])
     return _finish_values_report(args, board, race, values, out)
+
+
+def _sweep_progress(tol):
+    """A progress line per sweep: the largest change, its seconds and, once the changes shrink
+    geometrically, the sweeps left to ``tol`` at the last rate."""
+    last = []
+
+    def report(sweep, delta, seconds):
+        line = f"  sweep {sweep}: largest change {delta:.3g}, {seconds:.1f} s"
+        if last and 0 < delta < last[0] and delta > tol:
+            left = math.ceil(math.log(tol / delta) / math.log(delta / last[0]))
+            eta = left * seconds
+            eta = f"{eta:.0f} s" if eta < 120 else f"{eta / 60:.0f} min"
+            line += f"; about {left} more sweep(s), {eta} at this rate"
+        last[:] = [delta]
+        _progress(line)
+
+    return report
 
 
 def _report_saved_values(args, board, positions):

@@ -195,6 +195,9 @@ class SavedValues:
     ----------
     path : str or Path
         The layer written by :func:`save_solution`.
+    require_converged : bool
+        False opens a checkpoint too (bench/ludo_values.py times advice on a race it cannot solve
+        here).
 
     Raises
     ------
@@ -203,7 +206,7 @@ class SavedValues:
         the message names the file and the command that writes a good one.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, require_converged=True):
         import zarr
 
         self.path = Path(path)
@@ -215,7 +218,7 @@ class SavedValues:
         if attrs.get("kind") != KIND:
             raise ValueError(f"{path} is a layer but not a Ludo race's values (kind "
                              f"{attrs.get('kind')!r})")
-        if not attrs.get("converged"):
+        if require_converged and not attrs.get("converged"):
             raise ValueError(f"{path} is a checkpoint (sweep {attrs.get('sweeps')}, largest change "
                              f"{attrs.get('last_change')}), not a converged solution; finish the "
                              "solve by running its `strongsolve ludo race ... --values-out` again")

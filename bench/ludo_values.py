@@ -20,8 +20,14 @@ import numpy as np
 from strongsolve.games import ludo, ludo_values
 
 
-def advise_timing(board, pieces, value, sweeps, delta):
-    """Seconds to checkpoint ``value``, to read it back whole, and to advise from it."""
+def peak_rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def advise_timing(board, pieces, held, sweeps, delta):
+    """Seconds to checkpoint the values ``held[0]``, to read them back whole (as a resume does,
+    after ``held`` lets them go), and to advise from them; peak RSS after the write and after the
+    read."""
     import shutil
     import tempfile
     from pathlib import Path
@@ -33,21 +39,30 @@ def advise_timing(board, pieces, value, sweeps, delta):
     try:
         points = store.Checkpoints(tmp, board, pieces, log=lambda line: None)
         t = time.perf_counter()
-        points.save(value.reshape(-1), sweeps, delta)
+        points.save(held[0].reshape(-1), sweeps, delta)
         write = time.perf_counter() - t
+        rss_write = peak_rss()
+        held.clear()
         [path] = points.paths()
         size = layer_bytes(path)
         t = time.perf_counter()
         read_layer(path)
         read = time.perf_counter() - t
-        # the design's example position (issue 19), its first `pieces` pieces of each side
+        rss_read = peak_rss()
+        # the design's example position (issue 19; 31 for 30, a trap source), its first `pieces`
+        # pieces of each side; on another board, the first rest cells after 0
         own, opp = (8, 15, 42, 3)[:pieces], (10, 25, 31, 50)[:pieces]
+        rest = board.rest_cells()
+        if not set(own + opp) <= set(rest):
+            own, opp = tuple(rest[1:1 + pieces]), tuple(rest[1 + pieces:1 + 2 * pieces])
         t = time.perf_counter()
         saved = store.SavedValues(path, require_converged=False)
         choices = ludo.advise(board, saved.race.lex_encoding(), saved.lex_values(), own, opp, 5)
         advise = time.perf_counter() - t
         return {"checkpoint_write_seconds": round(write, 2), "checkpoint_bytes": size,
+                "peak_rss_after_write_bytes": rss_write,
                 "checkpoint_read_verify_seconds": round(read, 2),
+                "peak_rss_after_read_bytes": rss_read,
                 "advise_position": f"{','.join(map(str, own))}/{','.join(map(str, opp))} roll 5",
                 "advise_seconds_in_process": round(advise, 3), "advise_rows_read": len(saved.rows),
                 "advise_choices": len(choices)}
@@ -93,8 +108,11 @@ def main():
             t = time.perf_counter()
             delta = sweep(value)
             progress(i + 1, delta, time.perf_counter() - t)
+        out["peak_rss_after_sweeps_bytes"] = peak_rss()
         if args.advise_timing:
-            out["advise_timing"] = advise_timing(board, args.pieces, value, args.sweeps, delta)
+            held = [value]
+            del value
+            out["advise_timing"] = advise_timing(board, args.pieces, held, args.sweeps, delta)
     else:
         progress.cpu = time.process_time()
         sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, progress=progress)
@@ -112,7 +130,7 @@ def main():
     out["median_cpu_seconds_per_sweep"] = float(np.median(cpus)) if cpus else None
     out["cpu_ns_per_position_sweep"] = (round(1e9 * out["median_cpu_seconds_per_sweep"]
                                               / out["positions"], 1) if cpus else None)
-    out["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    out["peak_rss_bytes"] = peak_rss()
     print(json.dumps(out, indent=1))
 
 

@@ -12,14 +12,13 @@ LUDO_DIR = f"{RESULTS}/ludo_{os.path.splitext(os.path.basename(LUDO_BOARD))[0]}"
 LUDO_DICE = {"board": None, **LUDO["extra_dice"]}
 # races solved by values only (strongsolve.games.ludo_values; three pieces on the classic board):
 # their values in race_p<P>_values.zarr, read by `strongsolve ludo advise`, instead of a policy file
-LUDO_VALUES_PIECES = [p for p in LUDO["race_values_pieces"]]
+LUDO_VALUES_PIECES = list(LUDO["race_values_pieces"])
 LUDO_EXPANSION_PIECES = [p for p in LUDO["race_pieces"] if p not in LUDO_VALUES_PIECES]
 LUDO_TARGETS = [f"{LUDO_DIR}/rolls_{name}.json" for name in LUDO_DICE] + [
     f"{LUDO_DIR}/race_p{pieces}.json" for pieces in LUDO_EXPANSION_PIECES + LUDO_VALUES_PIECES]
-
-
-def _pieces_pattern(pieces):
-    return "|".join(map(str, pieces)) or "(?!)"  # (?!): no piece count (the rule never applies)
+# wildcard patterns of the two race rules; (?!) matches nothing (a rule with no piece count)
+LUDO_EXPANSION_PATTERN = "|".join(map(str, LUDO_EXPANSION_PIECES)) or "(?!)"
+LUDO_VALUES_PATTERN = "|".join(map(str, LUDO_VALUES_PIECES)) or "(?!)"
 
 
 rule ludo_rolls:
@@ -50,7 +49,7 @@ rule ludo_race:
     benchmark:
         f"{LUDO_DIR}/logs/race_p{{pieces}}.benchmark.tsv"
     wildcard_constraints:
-        pieces=_pieces_pattern(LUDO_EXPANSION_PIECES),
+        pieces=LUDO_EXPANSION_PATTERN,
     params:
         tol=LUDO["tol"],
     conda:
@@ -74,7 +73,7 @@ rule ludo_race_values:
     benchmark:
         f"{LUDO_DIR}/logs/race_p{{pieces}}.benchmark.tsv"
     wildcard_constraints:
-        pieces=_pieces_pattern(LUDO_VALUES_PIECES),
+        pieces=LUDO_VALUES_PATTERN,
     threads: workflow.cores
     params:
         tol=LUDO["tol"],

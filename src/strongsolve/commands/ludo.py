@@ -2,10 +2,13 @@
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
 from . import emit
+
+MAX_RACE_NODES = 10_000_000  # ludo.MAX_RACE_NODES, without importing numba for --help
 
 
 def register(subparsers):
@@ -33,23 +36,44 @@ def register(subparsers):
                            "and the turn passes only when none can")
     race.add_argument("--tol", type=float, default=1e-12,
                       help="value iteration stops when no win probability changes by more")
-    race.add_argument("--against", nargs="*", default=["leading", "trailing"],
-                      choices=["leading", "trailing"],
-                      help="simple policies to match the optimal one against (default both)")
+    race.add_argument("--against", nargs="*", default=None, choices=["leading", "trailing"],
+                      help="simple policies to match the optimal one against (default both; "
+                           "expansion solver only)")
     race.add_argument("--position", action="append", default=[], metavar="OWN/OPP",
                       help="print the optimal piece per roll, e.g. 3,10/0,22 (own cells/opponent "
                            "cells, player to move first); repeatable")
     race.add_argument("--policy-out", metavar="FILE.npz",
                       help="save the value and the optimal piece per position and roll")
+    race.add_argument("--solver", choices=["auto", "expansion", "values"], default="auto",
+                      help="expansion: every candidate in memory (about 1.6 kB per position; gives "
+                           "--policy-out and --against); values: one float64 per position, "
+                           "successors computed each sweep, checkpointed (three pieces); auto "
+                           f"(default): values when --values-out is given or the race has more "
+                           f"than {MAX_RACE_NODES:,} positions")
+    race.add_argument("--values-out", metavar="DIR.zarr",
+                      help="values solver: save the value of every position here (read by `ludo "
+                           "advise`); checkpoints go to DIR.zarr.checkpoints and a rerun of the "
+                           "same command resumes from the last one")
+    race.add_argument("--checkpoint-minutes", type=float, default=30.0,
+                      help="values solver: save a checkpoint this often (default 30)")
+    race.add_argument("--checkpoint-sweeps", type=int,
+                      help="values solver: save a checkpoint every this many sweeps as well")
+    race.add_argument("--max-memory-gb", type=float,
+                      help="values solver: the most memory the values may take (default 80%% of "
+                           "this machine's)")
+    race.add_argument("--threads", type=int,
+                      help="values solver: numba threads (default: numba's, all CPUs)")
     race.add_argument("--json", action="store_true", help="print JSON")
     race.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
     race.set_defaults(handler=run_race)
 
     advise = sub.add_parser("advise", help="every choice after a roll, valued from a saved race",
                             description="Read a race solution saved by `ludo race --policy-out` "
-                                        "(no re-solve) and print each legal choice after the roll "
-                                        "with the mover's win probability, the best marked.")
-    advise.add_argument("result", help="the .npz written by `ludo race --policy-out`")
+                                        "or --values-out (no re-solve) and print each legal "
+                                        "choice after the roll with the mover's win probability, "
+                                        "the best marked.")
+    advise.add_argument("result", help="the .npz written by `ludo race --policy-out`, or the "
+                                       "DIR.zarr written by `ludo race --values-out`")
     advise.add_argument("--position", required=True, metavar="OWN/OPP",
                         help="own cells/opponent cells, player to move first, e.g. 3,10/0,22")
     advise.add_argument("--roll", type=int, required=True, help="the face rolled")
@@ -92,10 +116,7 @@ def _finite(x):
 
 
 def _board_json(board):
-    return {"length": board.length, "jumps": {str(k): v for k, v in sorted(board.jumps.items())},
-            "chain_jumps": board.chain_jumps, "overshoot": board.overshoot,
-            "die": [str(p) for p in board.die], "safe": sorted(board.safe),
-            "roll_again_on": board.roll_again_on, "pass_by_overshoot": board.pass_by_overshoot}
+    return board.to_mapping()
 
 
 def run_rolls(args):
@@ -173,10 +194,20 @@ def _progress(line):
 def run_race(args):
     from ..games import ludo
 
+    if not 1 <= args.pieces <= 4:
+        raise ValueError(f"--pieces must be in 1..4, got {args.pieces}")
     board = _board(args)
     stuck = ludo.cells_without_goal(board)  # before the expansion: value iteration would never settle
     if stuck:
         raise ValueError(ludo.unreachable_goal_message(board, stuck, args.board))
+    if args.solver == "values" or (args.solver == "auto" and (
+            args.values_out or ludo.race_positions(board, args.pieces) > ludo.MAX_RACE_NODES)):
+        return _run_race_values(args, board)
+    if args.values_out:
+        raise ValueError("--values-out is written by the values solver; drop --solver expansion "
+                         "(or use --policy-out, the expansion solver's file)")
+    if args.against is None:
+        args.against = ["leading", "trailing"]
     # progress on stderr (the workflow shows it on the terminal): a two-piece race runs for minutes
     _progress(f"race of {args.pieces} piece(s) each on {args.board}: listing the positions, then "
               f"value iteration until no win probability changes by more than {args.tol:g}")
@@ -213,6 +244,135 @@ def run_race(args):
     return 0
 
 
+def _run_race_values(args, board):
+    """``ludo race`` by the values solver (:mod:`..games.ludo_values`)."""
+    from ..games import ludo, ludo_values
+
+    positions = ludo.race_positions(board, args.pieces)
+    if args.policy_out:
+        raise ValueError(f"--policy-out holds the expansion solver's policy, which {positions:,} "
+                         "positions do not fit; the values solver saves the values with "
+                         "--values-out DIR.zarr, and `strongsolve ludo advise DIR.zarr` reads them")
+    if args.against:
+        raise ValueError("--against plays the expansion solver's policy against simple ones; "
+                         f"{positions:,} positions are solved by values only: drop --against")
+    limit = (ludo_values.default_memory_limit() if args.max_memory_gb is None
+             else int(args.max_memory_gb * 1e9))
+    ludo_values.check_memory(board, args.pieces, limit)
+    threads = ludo_values.set_threads(args.threads)
+    if not args.values_out:
+        return _solve_values(args, board, positions, threads, limit)
+    # one writer at a time; the holder may remove what a killed solve left half-written
+    from ..store.layers import remove_stale_temporaries
+    from ..store.lock import writer_lock
+
+    out_dir = Path(args.values_out).resolve().parent
+    with writer_lock(out_dir, f"ludo race {args.values_out} (pid {os.getpid()})"):
+        remove_stale_temporaries([args.values_out])
+        saved = Path(args.values_out)
+        if saved.is_dir() and not any(saved.iterdir()):  # made by a workflow manager: nothing yet
+            saved.rmdir()
+        if saved.exists():
+            return _report_saved_values(args, board, positions)
+        return _solve_values(args, board, positions, threads, limit)
+
+
+def _solve_values(args, board, positions, threads, limit):
+    from ..games import ludo_values
+    from ..games import ludo_values_store as store
+
+    checkpoints = None
+    if args.values_out:
+        checkpoints = store.Checkpoints(store.checkpoint_directory(args.values_out), board,
+                                        args.pieces, every_minutes=args.checkpoint_minutes,
+                                        every_sweeps=args.checkpoint_sweeps,
+                                        log=lambda line: _progress(f"  {line}"))
+    _progress(f"race of {args.pieces} piece(s) each on {args.board}: {positions:,} positions, "
+              f"values only ({ludo_values.value_bytes(board, args.pieces) / 1e6:,.1f} MB), "
+              f"{threads} thread(s); sweeps until no win probability changes by more than "
+              f"{args.tol:g}" + ("" if checkpoints else
+                                 " (no --values-out: no checkpoints, a kill loses the sweeps)"))
+    sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, memory_limit=limit,
+                                   checkpoints=checkpoints, progress=_sweep_progress(args.tol))
+    _progress(f"  converged in {sol.sweeps} sweeps"
+              + (f" (resumed after sweep {sol.resumed_from})" if sol.resumed_from else ""))
+    if args.values_out:
+        store.save_solution(args.values_out, sol, args.tol, board_file=args.board)
+        checkpoints.clear()
+    race = sol.race
+    out = {"game": "ludo-race", "board_file": args.board, "board": _board_json(board),
+           "pieces": args.pieces, "positions": positions, "solver": "values",
+           "win_probability": sol.win_probability, "sweeps": sol.sweeps,
+           "residual": sol.residual, "resumed_from_sweep": sol.resumed_from,
+           "values_file": args.values_out, "positions_queried": []}
+    values = store.LexValues(race, lambda a: sol.value[a])
+    return _finish_values_report(args, board, race, values, out)
+
+
+def _sweep_progress(tol):
+    """A progress line per sweep: the largest change, its seconds and, once the changes shrink
+    geometrically, the sweeps left to ``tol`` at the last rate."""
+    last = []
+
+    def report(sweep, delta, seconds):
+        line = f"  sweep {sweep}: largest change {delta:.3g}, {seconds:.1f} s"
+        if last and 0 < delta < last[0] and delta > tol:
+            left = math.ceil(math.log(tol / delta) / math.log(delta / last[0]))
+            eta = left * seconds
+            eta = f"{eta:.0f} s" if eta < 120 else f"{eta / 60:.0f} min"
+            line += f"; about {left} more sweep(s), {eta} at this rate"
+        last[:] = [delta]
+        _progress(line)
+
+    return report
+
+
+def _report_saved_values(args, board, positions):
+    """A rerun after the solve finished: the saved values answer, if they are of this race."""
+    from ..games import ludo_values_store as store
+
+    saved = store.SavedValues(args.values_out)
+    attrs = saved.attrs
+    if store.identity(board, args.pieces) != {k: attrs.get(k) for k in store.identity(board, 1)} \
+            or attrs["tol"] > args.tol:
+        raise FileExistsError(f"{args.values_out} holds another solve ({attrs['pieces']} piece(s), "
+                              f"tolerance {attrs['tol']:g}, board {attrs['board']}); it is not "
+                              f"overwritten: remove it (`rm -rf {args.values_out}`) or choose "
+                              "another --values-out")
+    _progress(f"{args.values_out} already holds this race, solved to {attrs['tol']:g}")
+    out = {"game": "ludo-race", "board_file": args.board, "board": _board_json(board),
+           "pieces": args.pieces, "positions": positions, "solver": "values",
+           "win_probability": attrs["win_probability"], "sweeps": attrs["sweeps"],
+           "residual": attrs["last_change"], "resumed_from_sweep": attrs["sweeps"],
+           "values_file": args.values_out, "positions_queried": []}
+    return _finish_values_report(args, board, saved.race, saved.lex_values(), out)
+
+
+def _finish_values_report(args, board, race, values, out):
+    from ..games import ludo
+
+    rule = ("any piece not at the goal may be picked; an overshooting one stays"
+            if board.pass_by_overshoot else "only a piece that can move may be picked")
+    lines = [f"{args.pieces} piece(s) each, optimal play ({rule}): the first player wins with "
+             f"probability {out['win_probability']:.10f}"]
+    enc = race.lex_encoding()
+    for text in args.position:
+        own, opp = _parse_position(text, args.pieces)
+        moves = []
+        for face, p in enumerate(board.die, 1):
+            if p > 0:
+                best = next(c for c in ludo.advise(board, enc, values, own, opp, face) if c["best"])
+                moves.append({"face": face, "move_from": best["move_from"],
+                              "win_probability": best["win_probability"]})
+        out["positions_queried"].append({"own": list(own), "opponent": list(opp), "moves": moves})
+        lines.append(f"  position {text}: " + ", ".join(
+            f"roll {m['face']}: "
+            f"{'pass' if m['move_from'] is None else 'move ' + str(m['move_from'])}"
+            f" ({m['win_probability']:.4f})" for m in moves))
+    emit(args, out, "\n".join(lines))
+    return 0
+
+
 def _load_solution(path):
     """(board, encoding, value) of a race saved by ``--policy-out``; errors name the file and the
     command that writes a readable one."""
@@ -220,6 +380,11 @@ def _load_solution(path):
 
     from ..games import ludo
 
+    if Path(path).is_dir():  # a values solver's layer (--values-out): rows read on demand
+        from ..games.ludo_values_store import SavedValues
+
+        saved = SavedValues(path)
+        return saved.board, saved.race.lex_encoding(), saved.lex_values()
     policy = Path(path).with_name(Path(path).stem + "_policy.npz")
     if Path(path).suffix == ".json" and policy.is_file():  # the race's JSON: its values are beside it
         raise ValueError(f"{path} is the race's summary; advise reads its saved solution: "
@@ -244,7 +409,7 @@ def _load_solution(path):
 def _piece_count_message(args, board, pieces, own, opp):
     """Why a position with another piece count than the saved race gets no advice, and the
     commands that answer what can be answered (issue 19: the design's four-piece example)."""
-    from ..games import ludo
+    from ..games import ludo, ludo_values
 
     if len(own) != len(opp):
         return (f"position {args.position}: both players need the same number of pieces, got "
@@ -261,8 +426,12 @@ def _piece_count_message(args, board, pieces, own, opp):
                  f"{'are not cells' if many else 'is not a cell'} a piece can rest on in this "
                  "board"
                  + (f" (jump {'sources' if many else 'source'}: {jumps})" if jumps else ""))
+    values = Path(args.result).with_name(f"race_p{k}_values.zarr")  # the workflow's names
+    if values.is_dir():
+        return text + (f"; advise from the {k}-piece race saved beside it: `strongsolve ludo "
+                       f"advise {values} --position {args.position} --roll {args.roll}`")
     largest = ludo.largest_race_pieces(board)
-    sibling = Path(args.result).with_name(f"race_p{k}_policy.npz")  # the workflow's name
+    sibling = Path(args.result).with_name(f"race_p{k}_policy.npz")
     if k <= largest:
         if sibling.is_file():
             return text + (f"; advise from the {k}-piece race saved beside it: `strongsolve ludo "
@@ -271,8 +440,16 @@ def _piece_count_message(args, board, pieces, own, opp):
                        f"--pieces {k} --policy-out {sibling}`, then run `strongsolve ludo advise "
                        f"{sibling} --position {args.position} --roll {args.roll}`")
     text += (f". The {k}-piece game is not solved exactly: {ludo.race_positions(board, k):,} "
-             f"positions on this board, more than the {ludo.MAX_RACE_NODES:,} the race solver "
-             f"holds; {largest} piece(s) each is the largest race it solves here")
+             f"positions on this board, more than the {ludo.MAX_RACE_NODES:,} the expansion "
+             f"solver holds; {largest} piece(s) each is the largest race it solves here")
+    need = ludo_values.value_bytes(board, k)
+    if need <= ludo_values.default_memory_limit():
+        text += (f". The values solver holds it ({need / 1e9:.2f} GB): `strongsolve ludo race "
+                 f"BOARD.yaml --pieces {k} --values-out {values}`, then `strongsolve ludo advise "
+                 f"{values} --position {args.position} --roll {args.roll}`")
+    else:
+        text += (f"; its values alone take {need / 1e9:,.0f} GB, more than 80% of this machine's "
+                 "memory")
     if k > pieces:  # a smaller race: advice on some of the pieces, in another game
         mine = [c for c in own if c in rest][:pieces]
         theirs = [c for c in opp if c in rest][:pieces]

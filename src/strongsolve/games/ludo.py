@@ -195,6 +195,14 @@ class Board:
     def faces(self):
         return len(self.die)
 
+    def to_mapping(self):
+        """The board as a JSON-able mapping that :meth:`from_mapping` reads back (die as fraction
+        strings)."""
+        return {"length": self.length, "jumps": {str(k): v for k, v in sorted(self.jumps.items())},
+                "chain_jumps": self.chain_jumps, "overshoot": self.overshoot,
+                "die": [str(p) for p in self.die], "safe": sorted(self.safe),
+                "roll_again_on": self.roll_again_on, "pass_by_overshoot": self.pass_by_overshoot}
+
     def move(self, cell, face):
         """Cell reached from ``cell`` with ``face`` (overshoot and jumps applied); ``None`` when the
         piece cannot move (``stay`` past N, or already at N)."""
@@ -383,15 +391,17 @@ def largest_race_pieces(board):
     return max([p for p in range(1, 5) if race_positions(board, p) <= MAX_RACE_NODES], default=0)
 
 
-def race_encoding(board, pieces):
-    """Build the :class:`RaceEncoding` of ``pieces`` per player (1 <= pieces <= 4)."""
+def race_encoding(board, pieces, limit=MAX_RACE_NODES):
+    """Build the :class:`RaceEncoding` of ``pieces`` per player (1 <= pieces <= 4); ``limit`` is
+    the most positions allowed (None: no limit; the value-only solver of :mod:`.ludo_values`
+    checks memory instead)."""
     pieces = _int(pieces, "pieces")
     if not 1 <= pieces <= 4:
         raise ValueError(f"pieces must be in 1..4, got {pieces}")
     cells = np.array(board.rest_cells(), np.int64)
     r = len(cells)
     positions = race_positions(board, pieces)
-    if positions > MAX_RACE_NODES:
+    if limit is not None and positions > limit:
         raise ValueError(f"{pieces} pieces on {r} rest cells give {positions:,} positions, more "
                          f"than the {MAX_RACE_NODES:,} this solver holds in memory; use fewer "
                          "pieces")
@@ -410,6 +420,16 @@ def _rank(t, r, rank):
     for j in range(t.shape[0]):
         flat = flat * r + t[j]
     return rank[flat]
+
+
+@njit
+def captured(theirs, t, capture_ok, out):
+    """The opponent's pieces (sorted rest-cell indices, int64[P]) after a piece lands on rest cell
+    ``t``: every one there goes back to 0 unless ``capture_ok[t]`` is False (0, N, safe); written
+    sorted into ``out``."""
+    for i in range(theirs.shape[0]):
+        out[i] = 0 if capture_ok[t] and theirs[i] == t else theirs[i]
+    out.sort()
 
 
 @njit
@@ -433,12 +453,8 @@ def _after_roll(mine, theirs, d, move, capture_ok, goal, pass_by_overshoot, own_
             own_out[n, i] = mine[i]
             opp_out[n, i] = theirs[i]
         own_out[n, j] = t
-        if capture_ok[t]:
-            for i in range(p):
-                if opp_out[n, i] == t:
-                    opp_out[n, i] = 0
+        captured(theirs, t, capture_ok, opp_out[n])
         own_out[n].sort()
-        opp_out[n].sort()
         piece_out[n] = c
         n += 1
     if n == 0 or may_stay:  # the turn passes (or the bonus roll comes)

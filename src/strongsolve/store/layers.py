@@ -160,7 +160,7 @@ def _rebuild_hint(path):
     return f"to rebuild it, run: `{repair_command(path)}`"
 
 
-def write_layer(path, arrays, attrs, zstd_level=1, durable=True):
+def write_layer(path, arrays, attrs, zstd_level=1, durable=True, chunk=CHUNK):
     """Write a layer atomically.
 
     Parameters
@@ -180,6 +180,9 @@ def write_layer(path, arrays, attrs, zstd_level=1, durable=True):
         :func:`.atomic.sync_file_system` before it records the layer anywhere (a stage, before its
         block manifest). A power loss before that flush can leave the layer damaged, which its
         checksums reveal on the next read (:func:`read_layer`, naming the command that rebuilds it).
+    chunk : int
+        Elements per zarr chunk (recorded in ``zarr.json``): :data:`CHUNK` by default; a reader of a
+        few rows of a matrix stored flat wants chunks of whole rows.
 
     Raises
     ------
@@ -203,10 +206,11 @@ def write_layer(path, arrays, attrs, zstd_level=1, durable=True):
                 for name, a in arrays.items()}
         attrs = dict(attrs, format=FORMAT, arrays=meta, complete=True)
         attrs = dict(attrs, attrs_checksum=attrs_checksum(attrs))
-        if is_small(arrays):
+        # one chunk per array is what _encode_small writes
+        if is_small(arrays) and all(len(a) <= min(chunk, CHUNK) for a in arrays.values()):
             _write_files(tmp, _encode_small(arrays, attrs, zstd_level), durable)
         else:
-            sync(_write_group(str(tmp), arrays, attrs, zstd_level))
+            sync(_write_group(str(tmp), arrays, attrs, zstd_level, chunk))
             if durable:
                 _fsync_tree(tmp)
         os.rename(tmp, path)
@@ -220,13 +224,13 @@ def write_layer(path, arrays, attrs, zstd_level=1, durable=True):
         raise
 
 
-async def _write_group(store, arrays, attrs, zstd_level):
+async def _write_group(store, arrays, attrs, zstd_level, chunk):
     """Write a layer's group into ``store`` (a directory name, or a ``MemoryStore``)."""
     group = await zarr_async.open_group(store=store, mode="w-", zarr_format=3)
 
     async def write_array(name, a):
         z = await group.create_array(name, shape=a.shape, dtype=a.dtype,
-                                     chunks=(max(1, min(CHUNK, a.shape[0])),),
+                                     chunks=(max(1, min(chunk, a.shape[0])),),
                                      serializer=BytesCodec(),
                                      compressors=[ZstdCodec(level=zstd_level), Crc32cCodec()])
         if a.size:

@@ -1,0 +1,517 @@
+"""Ludo races with only the values in memory: P pieces each, successors computed on the fly
+(issue 19).
+
+The game is the race of :mod:`.ludo` (its module docstring has the rules). One piece's move
+(:func:`.ludo._move_table`), the choices after a roll (:func:`.ludo._after_roll`) and captures
+(:func:`.ludo.captured`) come from there, so this solver and the expansion solver play the same
+game; only the storage differs: the expansion holds every candidate (about 1.6 kB per position),
+this solver holds one float64 per position (8 bytes) and recomputes the candidates each sweep.
+
+**Index.** A side's pieces are a sorted tuple of rest-cell indices. The M tuples are ranked by
+progress (the sum of the pieces' cells), then lexicographically. ``value[a, b]`` (float64[M, M]) is
+the win probability of the player to move holding tuple a against tuple b; 0 at ended games (a side
+with every piece at N), which are never read.
+
+**Successors.** After face d the mover with tuple a may move each of its pieces on distinct cells
+(to a tuple and a landing cell that depend on a alone: :class:`ValueRace` tables ``succ``, ``land``)
+or, where the rule allows, pass (``can_pass``); a capture changes the opponent's tuple b to
+``capture[b, landing cell]``. A move that brings every piece home is worth 1; a bonus roll
+(``roll_again_on``) is worth ``value[a', b']``; any other choice ``1 - value[b', a']``.
+
+**Order.** A sweep visits the levels of total progress S = progress(a) + progress(b) from the
+highest down. A move adds progress unless it hits a trap or captures, so a level mostly reads levels
+above it, already updated in this sweep (Gauss-Seidel between levels). Inside a level, every value is computed
+from the values as they were when the level began, into a buffer written back at its end (Jacobi
+inside a level): threads never read what another thread writes, so the values are the same bit for
+bit on any number of threads, and a checkpointed solve resumes to the values of an unbroken one. A
+position (a, b) and its mirror (b, a) are in the same level and a pass leads from one to the other
+(or, on a bonus roll, to itself): the two are solved together, their two equations iterated with
+every other value fixed until they settle, so a pass loop (a piece one cell before N passes with
+probability 5/6) costs no sweeps. Each update applies the Bellman equation of the race to current
+values, so the sweeps reach the fixed point of the expansion solver's Gauss-Seidel iteration (the
+race's unique one); only the path differs.
+"""
+
+import math
+import os
+import time
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numba import prange
+
+from ..kernels.options import njit, njit_parallel
+from . import ludo
+
+TASKS_PER_LEVEL = 64  # work split of a level (not the thread count), in whole rows
+TILE = 16  # rows of one progress swept together, column by column (1, 16 and 64 measured alike)
+SETTLE_LIMIT = 100_000  # iterations of a pass pair's two equations (they contract: a pass is < 1)
+
+
+class ValueRace(NamedTuple):
+    """Tables of a race of P pieces each for :func:`solve_values`.
+
+    Attributes
+    ----------
+    board : ludo.Board
+    pieces : int
+    cells : int64[R]
+        Rest cells (:meth:`ludo.Board.rest_cells`).
+    tuples : int64[M, P]
+        Sorted tuples of rest-cell indices, by progress then lexicographic (the value's index).
+    progress : int64[M]
+        Sum of the cells of each tuple.
+    start : int64[P*N + 2]
+        Tuples of progress p are ``start[p]:start[p + 1]``.
+    of_lex : int64[M]
+        Rank here of each row of :func:`ludo.race_encoding`'s tuples.
+    succ : int32[M, F, P]
+        Tuple after each move of each face (moves in increasing cell order, ``n_moves`` of them).
+    land : int32[M, F, P]
+        Rest-cell index where that move lands (after jumps).
+    n_moves : int32[M, F]
+    can_pass : bool[M, F]
+        Whether passing is a choice (no piece can move, or ``pass_by_overshoot`` and one
+        overshoots).
+    capture : int32[M, R]
+        The opponent's tuple after a piece lands on each rest cell.
+    home : int
+        Rank of the tuple with every piece at N (the last).
+    """
+
+    board: ludo.Board
+    pieces: int
+    cells: np.ndarray
+    tuples: np.ndarray
+    progress: np.ndarray
+    start: np.ndarray
+    of_lex: np.ndarray
+    succ: np.ndarray
+    land: np.ndarray
+    n_moves: np.ndarray
+    can_pass: np.ndarray
+    capture: np.ndarray
+    home: int
+
+    @property
+    def n_tuples(self):
+        return self.tuples.shape[0]
+
+    def index(self, own, opponent):
+        """(row, column) of a position given as cells (any order) in the value matrix.
+
+        Raises
+        ------
+        ValueError
+            A cell no piece rests on, or a wrong piece count (as :meth:`ludo.RaceEncoding.node`).
+        """
+        enc = self.lex_encoding()
+        lex = enc.node(own, opponent)
+        return int(self.of_lex[lex // enc.n_tuples]), int(self.of_lex[lex % enc.n_tuples])
+
+    def lex_encoding(self):
+        """The :class:`ludo.RaceEncoding` (lexicographic ranks) of this race, as :func:`ludo.advise`
+        takes it."""
+        return ludo.race_encoding(self.board, self.pieces, limit=None)
+
+
+def value_bytes(board, pieces):
+    """Bytes of the value matrix of a race (8 per position, :func:`ludo.race_positions`)."""
+    return 8 * ludo.race_positions(board, pieces)
+
+
+def default_memory_limit():
+    """Bytes the value matrix may take by default: 80% of this machine's physical memory."""
+    return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+
+
+def check_memory(board, pieces, limit, option="--max-memory-gb"):
+    """Refuse a race whose value matrix would not fit in ``limit`` bytes.
+
+    Raises
+    ------
+    ValueError
+        Naming the positions, the memory needed and ``option``, the setting that raises the limit.
+    """
+    need = value_bytes(board, pieces)
+    if need > limit:
+        raise ValueError(
+            f"{pieces} pieces each on this board give {need // 8:,} positions: their values take "
+            f"{need:,} bytes ({need / 1e9:.2f} GB, 8 bytes each), more than the memory limit "
+            f"{limit:,} bytes ({limit / 1e9:.2f} GB); "
+            f"raise it with {option} {math.ceil(need * 1.1 / 1e9)} on a machine with that much "
+            "memory, or use fewer pieces")
+
+
+def race_tables(board, pieces):
+    """Build the :class:`ValueRace` of ``pieces`` per player (1..4).
+
+    Raises
+    ------
+    ValueError
+        ``pieces`` outside 1..4 (as :func:`ludo.race_encoding`).
+    """
+    enc = ludo.race_encoding(board, pieces, limit=None)
+    cells = enc.cells
+    r = len(cells)
+    progress_lex = cells[enc.tuples].sum(axis=1)
+    order = np.argsort(progress_lex, kind="stable")  # lexicographic inside a progress value
+    of_lex = np.empty_like(order)
+    of_lex[order] = np.arange(order.size)
+    tuples = enc.tuples[order]
+    progress = progress_lex[order]
+    rank = np.where(enc.rank >= 0, of_lex[np.maximum(enc.rank, 0)], -1)
+    start = np.searchsorted(progress, np.arange(pieces * board.length + 2)).astype(np.int64)
+    move, capture_ok = ludo._move_table(board, cells)
+    goal = r - 1
+    succ, land, n_moves, can_pass = _choice_tables(tuples, rank, r, move, capture_ok, goal,
+                                                   board.pass_by_overshoot)
+    capture = _capture_table(tuples, rank, r, capture_ok)
+    return ValueRace(board, int(pieces), cells, tuples, progress, start, of_lex, succ, land,
+                     n_moves, can_pass, capture, int(tuples.shape[0] - 1))
+
+
+@njit
+def _choice_tables(tuples, rank, r, move, capture_ok, goal, pass_by_overshoot):
+    # the choices after each face from each tuple, by ludo._after_roll with an empty opponent
+    m, p = tuples.shape
+    faces = move.shape[1]
+    succ = np.full((m, faces, p), -1, np.int32)
+    land = np.full((m, faces, p), -1, np.int32)
+    n_moves = np.zeros((m, faces), np.int32)
+    can_pass = np.zeros((m, faces), np.bool_)
+    own = np.empty((p + 1, p), np.int64)
+    opp = np.empty((p + 1, p), np.int64)
+    moved = np.empty(p + 1, np.int64)
+    nobody = np.zeros(p, np.int64)
+    for a in range(m):
+        for d in range(faces):
+            n = ludo._after_roll(tuples[a], nobody, d, move, capture_ok, goal, pass_by_overshoot,
+                                 own, opp, moved)
+            k = 0
+            for c in range(n):
+                if moved[c] < 0:
+                    can_pass[a, d] = True
+                else:
+                    succ[a, d, k] = ludo._rank(own[c], r, rank)
+                    land[a, d, k] = move[moved[c], d]
+                    k += 1
+            n_moves[a, d] = k
+    return succ, land, n_moves, can_pass
+
+
+@njit
+def _capture_table(tuples, rank, r, capture_ok):
+    m, p = tuples.shape
+    out = np.empty((m, r), np.int32)
+    after = np.empty(p, np.int64)
+    for b in range(m):
+        for t in range(r):
+            ludo.captured(tuples[b], t, capture_ok, after)
+            out[b, t] = ludo._rank(after, r, rank)
+    return out
+
+
+@njit
+def _terms(value, a, b, succ, land, n_moves, can_pass, capture, home, probs, again, fixed, passes):
+    # per face: the best move's value (-1 when none) and whether a pass is a choice
+    any_pass = False
+    for d in range(probs.shape[0]):
+        best = -1.0
+        passes[d] = False
+        if probs[d] > 0:
+            bonus = again == d + 1
+            for j in range(n_moves[a, d]):
+                a2 = succ[a, d, j]
+                if a2 == home:
+                    q = 1.0
+                else:
+                    b2 = capture[b, land[a, d, j]]
+                    q = value[a2, b2] if bonus else 1.0 - value[b2, a2]
+                if q > best:
+                    best = q
+            passes[d] = can_pass[a, d]
+            any_pass = any_pass or passes[d]
+        fixed[d] = best
+    return any_pass
+
+
+@njit
+def _combine(fixed, passes, probs, again, own, mirror):
+    # the Bellman value of a position from its terms; a pass is worth own (bonus roll) or
+    # 1 - mirror (the opponent moves in the mirrored position)
+    total = 0.0
+    for d in range(probs.shape[0]):
+        if probs[d] == 0:
+            continue
+        best = fixed[d]
+        if passes[d]:
+            q = own if again == d + 1 else 1.0 - mirror
+            if q > best:
+                best = q
+        total += probs[d] * best
+    return total
+
+
+@njit
+def _pair(value, a, b, succ, land, n_moves, can_pass, capture, home, probs, again, settle,
+          fa, pa, fb, pb):
+    # new values of (a, b) and its mirror (b, a), solved together (module docstring)
+    if a == home or b == home:
+        return 0.0, 0.0
+    loop_a = _terms(value, a, b, succ, land, n_moves, can_pass, capture, home, probs, again, fa, pa)
+    if a == b:
+        x = value[a, b]
+        for _ in range(SETTLE_LIMIT):
+            nx = _combine(fa, pa, probs, again, x, x)
+            if not loop_a or abs(nx - x) <= settle:
+                return nx, nx
+            x = nx
+        return x, x
+    loop_b = _terms(value, b, a, succ, land, n_moves, can_pass, capture, home, probs, again, fb, pb)
+    x = value[a, b]
+    y = value[b, a]
+    for _ in range(SETTLE_LIMIT):
+        nx = _combine(fa, pa, probs, again, x, y)
+        ny = _combine(fb, pb, probs, again, y, nx)
+        if not (loop_a or loop_b) or (abs(nx - x) <= settle and abs(ny - y) <= settle):
+            return nx, ny
+        x = nx
+        y = ny
+    return x, y
+
+
+@njit
+def _level_rows(s, progress, start, offsets):
+    # the pairs of level s: rows u with progress(u) <= s - progress(u), each against the tuples v of
+    # progress s - progress(u) (v >= u when the two progresses are equal); offsets[i] = pairs
+    # before row lo + i. Returns (lo, hi, pairs).
+    top = start.shape[0] - 2  # the largest progress
+    lo = start[max(0, s - top)]
+    hi = start[s // 2 + 1] if s // 2 + 1 <= top + 1 else start[top + 1]
+    offsets[0] = 0
+    for u in range(lo, hi):
+        q = s - progress[u]
+        n = 0
+        if q <= top:
+            n = start[q + 1] - start[q]
+            if q == progress[u]:
+                n = start[q + 1] - u
+        offsets[u - lo + 1] = offsets[u - lo] + n
+    return lo, hi, offsets[hi - lo]
+
+
+@njit
+def _task_rows(lo, hi, pairs, tasks, offsets, rows):
+    # rows[t]:rows[t + 1] are task t's rows (offsets of lo + rows), about pairs / tasks pairs each
+    n = hi - lo
+    for t in range(tasks + 1):
+        rows[t] = np.searchsorted(offsets[:n + 1], pairs * t // tasks, side="left")
+    rows[tasks] = n
+
+
+@njit
+def _task(write, s, r0, r1, lo, value, progress, start, succ, land, n_moves, can_pass, capture,
+          home, probs, again, settle, offsets, buf):
+    # task rows lo + r0 .. lo + r1 of level s, in tiles of TILE rows of one progress, the columns
+    # outermost: a tile reads the same stretch of each column's row and of its own rows for every
+    # pair. write False: the new values into buf; True: buf into value, returning the largest change
+    faces = probs.shape[0]
+    fa = np.empty(faces)
+    fb = np.empty(faces)
+    pa = np.empty(faces, np.bool_)
+    pb = np.empty(faces, np.bool_)
+    worst = 0.0
+    a0 = lo + r0
+    while a0 < lo + r1:
+        a1 = min(a0 + TILE, lo + r1, start[progress[a0] + 1])
+        q = s - progress[a0]
+        diagonal = q == progress[a0]
+        for v in range(start[q], start[q + 1]):
+            for u in range(a0, a1):
+                if diagonal and v < u:
+                    break
+                k = offsets[u - lo] + v - (u if diagonal else start[q])
+                if write:
+                    worst = max(worst, abs(buf[2 * k] - value[u, v]),
+                                abs(buf[2 * k + 1] - value[v, u]))
+                    value[u, v] = buf[2 * k]
+                    value[v, u] = buf[2 * k + 1]
+                else:
+                    x, y = _pair(value, u, v, succ, land, n_moves, can_pass, capture, home, probs,
+                                 again, settle, fa, pa, fb, pb)
+                    buf[2 * k] = x
+                    buf[2 * k + 1] = y
+        a0 = a1
+    return worst
+
+
+@njit_parallel
+def _sweep(value, progress, start, succ, land, n_moves, can_pass, capture, home, probs, again,
+           settle, offsets, buf, rows, task_delta):
+    # one sweep over the levels, highest total progress first (module docstring); the largest change
+    delta = 0.0
+    top = start.shape[0] - 2
+    for s in range(2 * top, -1, -1):
+        lo, hi, pairs = _level_rows(s, progress, start, offsets)
+        if pairs == 0:
+            continue
+        tasks = min(TASKS_PER_LEVEL, hi - lo)
+        _task_rows(lo, hi, pairs, tasks, offsets, rows)
+        for t in prange(tasks):
+            _task(False, s, rows[t], rows[t + 1], lo, value, progress, start, succ, land, n_moves,
+                  can_pass, capture, home, probs, again, settle, offsets, buf)
+        for t in prange(tasks):
+            task_delta[t] = _task(True, s, rows[t], rows[t + 1], lo, value, progress, start, succ,
+                                  land, n_moves, can_pass, capture, home, probs, again, settle,
+                                  offsets, buf)
+        for t in range(tasks):
+            delta = max(delta, task_delta[t])
+    return delta
+
+
+def level_pairs(race):
+    """Pairs (a position and its mirror) of the largest level: the buffer :func:`sweep` needs."""
+    counts = np.diff(race.start)
+    most = 0
+    for s in range(2 * (counts.size - 1) + 1):
+        p = np.arange(max(0, s - counts.size + 1), s // 2 + 1)
+        q = s - p
+        n = int(np.sum(counts[p] * counts[q] * (p < q)))
+        if s % 2 == 0 and s // 2 < counts.size:
+            c = int(counts[s // 2])
+            n += c * (c + 1) // 2
+        most = max(most, n)
+    return most
+
+
+class Sweeper:
+    """One sweep at a time over a race's value matrix (:func:`_sweep`), with its work buffers.
+
+    Parameters
+    ----------
+    race : ValueRace
+    tol : float
+        The convergence threshold; a pass pair's equations settle to ``tol / 1000``.
+    """
+
+    def __init__(self, race, tol):
+        self.race = race
+        self.probs = np.array([float(p) for p in race.board.die])
+        self.again = 0 if race.board.roll_again_on is None else int(race.board.roll_again_on)
+        self.settle = tol / 1000.0
+        self.offsets = np.zeros(race.n_tuples + 1, np.int64)
+        self.buf = np.empty(2 * max(1, level_pairs(race)))
+        self.rows = np.zeros(TASKS_PER_LEVEL + 1, np.int64)
+        self.task_delta = np.zeros(TASKS_PER_LEVEL)
+
+    def __call__(self, value):
+        """Sweep ``value`` (float64[M, M], C order) in place; return the largest change."""
+        r = self.race
+        return float(_sweep(value, r.progress, r.start, r.succ, r.land, r.n_moves, r.can_pass,
+                            r.capture, r.home, self.probs, self.again, self.settle, self.offsets,
+                            self.buf, self.rows, self.task_delta))
+
+
+class ValueSolution(NamedTuple):
+    """A race solved by :func:`solve_values`.
+
+    Attributes
+    ----------
+    race : ValueRace
+    value : float64[M, M]
+        Win probability of the player to move (index: :attr:`ValueRace.tuples`).
+    win_probability : float
+        Of the first mover from the start.
+    sweeps : int
+        Counted from zero values, a resumed run's earlier sweeps included.
+    residual : float
+        The largest change of the last sweep.
+    resumed_from : int
+        The checkpoint's sweep count (0: solved from the start).
+    """
+
+    race: ValueRace
+    value: np.ndarray
+    win_probability: float
+    sweeps: int
+    residual: float
+    resumed_from: int
+
+
+def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None,
+                 checkpoints=None, progress=None):
+    """Win probability of every race position under optimal play by both, values only in memory.
+
+    Parameters
+    ----------
+    board : ludo.Board
+    pieces : int
+        Pieces per player, 1..4.
+    tol : float
+        Stop after a sweep that changes no value by more than ``tol``.
+    max_sweeps : int
+    memory_limit : int, optional
+        Bytes the value matrix may take (default :func:`default_memory_limit`).
+    checkpoints : ludo_values_store.Checkpoints, optional
+        Where the values are saved during the solve and resumed from (``latest()``, ``due(sweeps)``,
+        ``save(value, sweeps, delta)``).
+    progress : callable, optional
+        ``progress(sweep, delta, seconds)`` after each sweep.
+
+    Returns
+    -------
+    ValueSolution
+
+    Raises
+    ------
+    ValueError
+        ``pieces`` outside 1..4, ``tol`` <= 0, a value matrix above ``memory_limit``, a goal some
+        rest cell cannot reach (:func:`ludo.cells_without_goal`: the race would never end).
+    RuntimeError
+        If ``max_sweeps`` sweeps do not reach ``tol``.
+    """
+    if not tol > 0:
+        raise ValueError(f"tol must be > 0, got {tol}")
+    pieces = ludo._int(pieces, "pieces")
+    if not 1 <= pieces <= 4:
+        raise ValueError(f"pieces must be in 1..4, got {pieces}")
+    stuck = ludo.cells_without_goal(board)
+    if stuck:
+        raise ValueError(ludo.unreachable_goal_message(board, stuck))
+    check_memory(board, pieces, default_memory_limit() if memory_limit is None else memory_limit)
+    race = race_tables(board, pieces)
+    m = race.n_tuples
+    sweeps, delta, resumed = 0, math.inf, 0
+    saved = checkpoints.latest() if checkpoints is not None else None
+    if saved is not None:
+        flat, sweeps, delta = saved
+        value = flat.reshape(m, m)
+        resumed = sweeps
+    else:
+        value = np.zeros((m, m))
+    sweep = Sweeper(race, tol)
+    while delta > tol:
+        if sweeps >= max_sweeps:
+            raise RuntimeError(f"value iteration did not reach tol={tol} in {max_sweeps} sweeps "
+                               f"(last change {delta})")
+        began = time.perf_counter()
+        delta = sweep(value)
+        sweeps += 1
+        if progress is not None:
+            progress(sweeps, delta, time.perf_counter() - began)
+        if checkpoints is not None and delta > tol and checkpoints.due(sweeps):
+            checkpoints.save(value.reshape(-1), sweeps, delta)
+    start = race.index((0,) * pieces, (0,) * pieces)
+    return ValueSolution(race, value, float(value[start]), sweeps, float(delta), resumed)
+
+
+def set_threads(threads):
+    """Use ``threads`` numba threads (None: leave numba's setting); returns the count in use."""
+    if threads is not None:
+        if threads < 1 or threads > numba.config.NUMBA_NUM_THREADS:
+            raise ValueError(f"threads must be in 1..{numba.config.NUMBA_NUM_THREADS}, got "
+                             f"{threads}")
+        numba.set_num_threads(threads)
+    return numba.get_num_threads()

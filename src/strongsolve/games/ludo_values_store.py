@@ -1,0 +1,269 @@
+"""A value-only Ludo race on disk: its checkpoints during the solve and its saved solution
+(issue 19).
+
+Both are layers of :mod:`strongsolve.store.layers` (a zarr group written under a temporary name and
+renamed when complete, a BLAKE2b checksum of the array and of the attributes, a CRC32C per chunk)
+holding one array, ``value``: the matrix of :mod:`.ludo_values` flattened (row a = the mover's tuple
+a), in chunks of whole rows, so that a reader of a few positions (``ludo advise``) decodes only
+their rows' chunks. The attributes hold the board, the piece count, the sweep count and the last
+sweep's largest change.
+
+**Checkpoints** live in ``<solution>.checkpoints/sweep_<n>.zarr``; a new one is written completely
+before the older ones are removed. :meth:`Checkpoints.latest` verifies the newest (every byte) and
+falls back to the one before it; a damaged one is reported by name and removed, never used.
+
+**The solution** is written once the sweeps converge (``converged: true``, the tolerance, the first
+mover's win probability); then the checkpoints are removed.
+"""
+
+import re
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..store.errors import CorruptLayerError
+from ..store.layers import read_attrs, read_layer, write_layer
+from ..store.lock import holds_writer_lock
+from . import ludo
+from .ludo_values import race_tables
+
+KIND = "ludo-race-values"
+CHUNK_BYTES = 8 << 20  # about 8 MiB of values per chunk (whole rows)
+
+
+def rows_per_chunk(m):
+    """Rows of an M x M value matrix in one chunk: at least one, about :data:`CHUNK_BYTES`."""
+    return max(1, CHUNK_BYTES // (8 * m))
+
+
+def identity(board, pieces):
+    """The attributes that say which race a layer holds (board and piece count)."""
+    return {"kind": KIND, "board": board.to_mapping(), "pieces": int(pieces),
+            "order": "progress, then lexicographic"}
+
+
+def _write(path, value, attrs):
+    m = int(round(np.sqrt(value.size)))
+    write_layer(path, {"value": value.reshape(-1)}, dict(attrs, tuples=m), zstd_level=1,
+                chunk=rows_per_chunk(m) * m)
+
+
+def _reason(err):
+    # the layer store's message without its Snakemake repair hint (these are not workflow layers)
+    return str(err).split("; to rebuild it")[0].split("; Use another")[0]
+
+
+class Checkpoints:
+    """Checkpoints of one value-only solve (module docstring).
+
+    Parameters
+    ----------
+    directory : str or Path
+        ``<solution>.checkpoints``.
+    board : ludo.Board
+    pieces : int
+    every_minutes : float or None
+        Save when this much time passed since the solve began or since the last save.
+    every_sweeps : int or None
+        Save every this many sweeps.
+    log : callable
+        Gets one line per event (saved, resumed, damaged).
+    """
+
+    def __init__(self, directory, board, pieces, every_minutes=30.0, every_sweeps=None,
+                 log=print):
+        self.directory = Path(directory)
+        self.identity = identity(board, pieces)
+        self.every_minutes = every_minutes
+        self.every_sweeps = every_sweeps
+        self.log = log
+        self.last_time = time.monotonic()
+        self.last_sweeps = 0
+
+    def paths(self):
+        """Complete checkpoints, newest first."""
+        if not self.directory.is_dir():
+            return []
+        found = [(int(m.group(1)), p) for p in self.directory.iterdir()
+                 if (m := re.fullmatch(r"sweep_(\d+)\.zarr", p.name))]
+        return [p for _, p in sorted(found, reverse=True)]
+
+    def latest(self):
+        """``(value float64[M*M], sweeps, largest change)`` of the newest checkpoint that verifies,
+        or None; damaged ones are reported through ``log`` and removed, and so are the temporaries
+        of a checkpoint a killed solve was writing, when this process holds the writer lock
+        (:mod:`strongsolve.store.lock`) of a directory above them.
+
+        Raises
+        ------
+        ValueError
+            If a checkpoint that verifies holds another race (another board or piece count): it is
+            not removed; the message says how to.
+        """
+        if self.directory.is_dir() and holds_writer_lock(self.directory):
+            for stale in self.directory.glob(".sweep_*.zarr.tmp-*"):
+                shutil.rmtree(stale, ignore_errors=True)
+        for path in self.paths():
+            try:
+                attrs = read_attrs(path)
+                other = {k: attrs.get(k) for k in self.identity}
+                if other != self.identity:
+                    raise ValueError(
+                        f"{path} is a checkpoint of another race ({other['pieces']} piece(s), "
+                        f"board {other['board']}); remove it (`rm -rf {self.directory}`) or write "
+                        "this race's values elsewhere (--values-out)")
+                arrays, attrs = read_layer(path)
+            except CorruptLayerError as err:
+                self.log(f"checkpoint {path} is damaged ({_reason(err)}); it is not used and is "
+                         "removed")
+                shutil.rmtree(path)
+                continue
+            self.log(f"resuming from checkpoint {path}: sweep {attrs['sweeps']}, largest change "
+                     f"{attrs['last_change']:.3g}")
+            self.last_sweeps = attrs["sweeps"]
+            return arrays["value"], int(attrs["sweeps"]), float(attrs["last_change"])
+        return None
+
+    def due(self, sweeps):
+        """Whether to save after ``sweeps`` sweeps."""
+        if self.every_sweeps is not None and sweeps - self.last_sweeps >= self.every_sweeps:
+            return True
+        return (self.every_minutes is not None
+                and time.monotonic() - self.last_time >= 60.0 * self.every_minutes)
+
+    def save(self, value, sweeps, delta):
+        """Write ``value`` (float64[M*M]) as ``sweep_<sweeps>.zarr``, then remove older ones.
+
+        Raises
+        ------
+        StoreWriteError
+            Disk full or directory not writable (nothing partial left; older checkpoints kept).
+        """
+        began = time.monotonic()
+        path = self.directory / f"sweep_{sweeps:06d}.zarr"
+        if not path.exists():
+            _write(path, value, dict(self.identity, sweeps=int(sweeps), last_change=float(delta),
+                                     converged=False))
+        for old in self.paths():
+            if old != path:
+                shutil.rmtree(old)
+        self.last_time = time.monotonic()
+        self.last_sweeps = sweeps
+        self.log(f"checkpoint {path} written ({self.last_time - began:.1f} s)")
+
+    def clear(self):
+        """Remove every checkpoint (after the solution is saved)."""
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def checkpoint_directory(solution_path):
+    """``<solution>.checkpoints`` beside the solution."""
+    path = Path(solution_path)
+    return path.with_name(path.name + ".checkpoints")
+
+
+def save_solution(path, solution, tol, board_file=None):
+    """Write a converged :class:`.ludo_values.ValueSolution` as a layer at ``path``.
+
+    Raises
+    ------
+    FileExistsError
+        If ``path`` exists (a layer is never overwritten).
+    StoreWriteError
+        Disk full or directory not writable.
+    """
+    race = solution.race
+    attrs = dict(identity(race.board, race.pieces), converged=True, tol=float(tol),
+                 sweeps=int(solution.sweeps), last_change=float(solution.residual),
+                 win_probability=float(solution.win_probability), board_file=board_file)
+    _write(path, solution.value, attrs)
+
+
+def solve_command(attrs, path):
+    """The command that solves the race of a layer's attributes again into ``path``."""
+    board = attrs.get("board_file") or "BOARD.yaml"
+    return (f"rm -rf {path} && strongsolve ludo race {board} --pieces {attrs.get('pieces', 'P')} "
+            f"--values-out {path}")
+
+
+class SavedValues:
+    """A saved solution opened for lookups: only the rows asked for are read (``ludo advise``).
+
+    Parameters
+    ----------
+    path : str or Path
+        The layer written by :func:`save_solution`.
+    require_converged : bool
+        False opens a checkpoint too (bench/ludo_values.py times advice on a race it cannot solve
+        here).
+
+    Raises
+    ------
+    ValueError
+        Not such a layer, damaged attributes, or a checkpoint rather than a converged solution;
+        the message names the file and the command that writes a good one.
+    """
+
+    def __init__(self, path, require_converged=True):
+        import zarr
+
+        self.path = Path(path)
+        try:
+            attrs = read_attrs(self.path)
+        except CorruptLayerError as err:
+            raise ValueError(f"{_reason(err)}; solve the race again: `{solve_command({}, path)}`") \
+                from None
+        if attrs.get("kind") != KIND:
+            raise ValueError(f"{path} is a layer but not a Ludo race's values (kind "
+                             f"{attrs.get('kind')!r})")
+        if require_converged and not attrs.get("converged"):
+            raise ValueError(f"{path} is a checkpoint (sweep {attrs.get('sweeps')}, largest change "
+                             f"{attrs.get('last_change')}), not a converged solution; finish the "
+                             "solve by running its `strongsolve ludo race ... --values-out` again")
+        self.attrs = attrs
+        self.board = ludo.Board.from_mapping(attrs["board"])
+        self.pieces = int(attrs["pieces"])
+        self.race = race_tables(self.board, self.pieces)
+        self.m = self.race.n_tuples
+        if attrs["tuples"] != self.m:
+            raise ValueError(f"{path}: {attrs['tuples']} tuples stored, its board gives {self.m}; "
+                             f"solve it again: `{solve_command(attrs, path)}`")
+        self.array = zarr.open_array(str(self.path / "value"), mode="r")
+        self.rows = {}
+
+    def row(self, a):
+        """float64[M]: the values of the mover's tuple ``a`` against every opponent tuple.
+
+        Raises
+        ------
+        ValueError
+            If its chunk fails its CRC32C (damaged); the message names the file and the command.
+        """
+        if a not in self.rows:
+            try:
+                self.rows[a] = np.asarray(self.array[a * self.m:(a + 1) * self.m])
+            except Exception as err:  # zarr's checksum codec raises several types
+                raise ValueError(f"{self.path}: row {a} cannot be read ({err}): the file is "
+                                 f"damaged; solve the race again: "
+                                 f"`{solve_command(self.attrs, self.path)}`") from None
+        return self.rows[a]
+
+    def lex_values(self):
+        """The values indexed as :func:`ludo.advise` takes them (lexicographic node numbers),
+        reading rows on demand."""
+        return LexValues(self.race, self.row)
+
+
+class LexValues:
+    """``values[node]`` for a node of :func:`ludo.race_encoding` (lexicographic), from a
+    value matrix in progress order given as ``row(a)``; what :func:`ludo.advise` reads."""
+
+    def __init__(self, race, row):
+        self.race = race
+        self.row = row
+
+    def __getitem__(self, node):
+        m = self.race.n_tuples
+        return self.row(int(self.race.of_lex[node // m]))[int(self.race.of_lex[node % m])]

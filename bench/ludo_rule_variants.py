@@ -28,6 +28,9 @@ Readings (flags, all off in ``base``, which is the solver's rule):
 ``stack_trade``   a piece landing on a two-opponent-piece stack goes back to 0 with one of them
 ``capture_safe``  safe cells protect nothing
 ``no_jump_capture`` a piece that jumps captures nothing (only a plain landing captures)
+``choose_first``  the mover picks the piece before rolling (a plain MDP over cell pairs: action =
+                  piece, then the die); a picked piece that cannot move passes the turn
+``choose_first_fallback`` ... and when the picked piece cannot move, the other one moves if it can
 """
 
 import argparse
@@ -39,8 +42,10 @@ import numpy as np
 import yaml
 
 FLAGS = ("stack_one", "stack_immune", "own_block", "block_land", "block_pass", "goal_pass",
-         "capture_safe", "no_jump_capture", "stack_kills_mover", "stack_trade")
-VARIANTS = {"base": ()} | {f: (f,) for f in FLAGS}
+         "capture_safe", "no_jump_capture", "stack_kills_mover", "stack_trade", "choose_first",
+         "choose_first_fallback")
+VARIANTS = {"base": ()} | {f: (f,) for f in FLAGS} | {
+    "choose_first_fallback": ("choose_first", "choose_first_fallback")}
 
 
 def read_board(path):
@@ -70,7 +75,7 @@ def solve(n, jumps, chain, overshoot, die, safe, flags, tol=1e-13):
     changes it is ruled out by the one-piece agreement of the report; not so for ``goal_pass``,
     where the piece at home is a choice a one-piece race does not have)."""
     stack_one, stack_immune, own_block, block_land, block_pass, goal_pass, capture_safe, \
-        no_jump_capture, stack_kills_mover, stack_trade = flags
+        no_jump_capture, stack_kills_mover, stack_trade, choose_first, choose_first_fallback = flags
     cells = n + 1
     # pair (a, b), a <= b -> index; V[own pair, opponent pair], mover to play
     pair = np.full((cells, cells), -1, np.int64)
@@ -87,6 +92,7 @@ def solve(n, jumps, chain, overshoot, die, safe, flags, tol=1e-13):
     home = pair[n, n]
     value = np.zeros((k, k))
     faces = die.shape[0]
+    piece_value = np.empty((2, faces))  # mover's value of moving piece j with face d; -1: cannot
     sweeps = 0
     while True:
         sweeps += 1
@@ -100,9 +106,8 @@ def solve(n, jumps, chain, overshoot, die, safe, flags, tol=1e-13):
                 mine = (first[x], second[x])
                 theirs0 = first[y]
                 theirs1 = second[y]
-                total = 0.0
+                piece_value[:] = -1.0
                 for d in range(1, faces + 1):
-                    best = -1.0
                     for j in range(2):
                         c = mine[j]
                         other = mine[1 - j]
@@ -110,9 +115,7 @@ def solve(n, jumps, chain, overshoot, die, safe, flags, tol=1e-13):
                             continue  # the same move as the first piece
                         if c == n:
                             if goal_pass:
-                                v = 1.0 - value[y, x]
-                                if v > best:
-                                    best = v
+                                piece_value[j, d - 1] = 1.0 - value[y, x]
                             continue
                         t = c + d
                         if t > n:
@@ -157,11 +160,29 @@ def solve(n, jumps, chain, overshoot, die, safe, flags, tol=1e-13):
                             v = 1.0
                         else:
                             v = 1.0 - value[opp_after, own_after]
-                        if v > best:
-                            best = v
-                    if best < 0.0:  # no piece can move: the turn passes
-                        best = 1.0 - value[y, x]
-                    total += die[d - 1] * best
+                        piece_value[j, d - 1] = v
+                total = 0.0
+                passed = 1.0 - value[y, x]
+                if not choose_first:
+                    for d in range(faces):
+                        best = max(piece_value[0, d], piece_value[1, d])
+                        if best < 0.0:  # no piece can move: the turn passes
+                            best = passed
+                        total += die[d] * best
+                else:
+                    total = -1.0
+                    for j in range(2):
+                        if mine[j] == n or (j == 1 and mine[0] == mine[1]):
+                            continue  # not a piece to pick (at the goal, or the same move)
+                        expected = 0.0
+                        for d in range(faces):
+                            v = piece_value[j, d]
+                            if v < 0.0:
+                                v = passed
+                                if choose_first_fallback and piece_value[1 - j, d] >= 0.0:
+                                    v = piece_value[1 - j, d]
+                            expected += die[d] * v
+                        total = max(total, expected)
                 change = abs(total - value[x, y])
                 if change > delta:
                     delta = change

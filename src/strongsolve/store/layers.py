@@ -266,7 +266,7 @@ def _array_metadata(dtype_str, zstd_level):
     (a dict, zarr's key order), the template of :func:`_encode_small`."""
     files = {}
     sync(_write_group(MemoryStore(store_dict=files), {"a": np.zeros(1, np.dtype(dtype_str))}, {},
-                      zstd_level))
+                      zstd_level, CHUNK))
     return json.loads(files["a/zarr.json"].to_bytes())
 
 

@@ -6,6 +6,7 @@ on its saved values."""
 
 import functools
 import json
+import math
 import os
 import signal
 import subprocess
@@ -280,3 +281,19 @@ def test_advise_on_another_piece_count_names_the_values_solver_and_its_saved_rac
     assert main(["ludo", "advise", str(saved), *position]) == 2
     assert (f"advise from the 3-piece race saved beside it: `strongsolve ludo advise {values} "
             "--position 0,2,3/0,0,2 --roll 2`") in capsys.readouterr().err
+
+
+def test_sweep_progress_estimates_the_sweeps_left_from_the_mean_rate(monkeypatch):
+    # the changes halve each sweep, then one sweep's ratio jumps: the estimate follows the geometric
+    # mean of the last RATE_SWEEPS ratios, with the mean seconds of those sweeps
+    from strongsolve.commands import ludo as command
+
+    lines = []
+    monkeypatch.setattr(command, "_progress", lines.append)
+    report = command._sweep_progress(2.0 ** -40)
+    for sweep, delta in enumerate([2.0 ** -k for k in range(1, 7)] + [2.0 ** -9], 1):
+        report(sweep, delta, 3.0)
+    assert lines[0] == "  sweep 1: largest change 0.5, 3.0 s"
+    assert lines[5].endswith("; about 34 more sweep(s), 102 s at this rate")  # 2^-6 -> 2^-40
+    # 2^-9 after 2^-6: over the last five sweeps the changes fell 2^-7, a rate of 2^-1.4 per sweep
+    assert lines[6].endswith(f"; about {math.ceil(31 / 1.4)} more sweep(s), 69 s at this rate")

@@ -1,13 +1,14 @@
-"""kernels.sort: sort_unique (radix sort + dedup), radix_argsort and merge_unique against numpy;
-distinct (hash set)."""
+"""kernels.sort: sort_unique (radix sort + dedup), its bucketed parallel form, radix_argsort and
+merge_unique against numpy; distinct (hash set)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from strongsolve.kernels import sort as sort_module
 from strongsolve.kernels.sort import (RADIX_MIN, distinct, distinct_index, merge_unique, radix_argsort,
-                                     sort_unique)
+                                     sort_unique, sort_unique_parallel)
 
 
 @pytest.mark.parametrize("n", [0, 1, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 70_000])
@@ -26,6 +27,29 @@ def test_sort_unique_random_bit_patterns(values, shift):
     # IDs that differ only in a few digits exercise the skipped radix passes
     ids = (np.array(values, dtype=np.uint64) >> np.uint64(shift)) << np.uint64(shift // 2)
     np.testing.assert_array_equal(sort_unique(ids), np.unique(ids))
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+@pytest.mark.parametrize("kind", ["wide", "narrow", "one_bucket", "constant", "top_bit"])
+def test_sort_unique_parallel_equals_numpy(kind, threads, monkeypatch):
+    # buckets by the top varying bits: spread, a few values, nearly all in one bucket, all equal,
+    # and IDs that differ in bit 63 only among others
+    monkeypatch.setenv("STRONGSOLVE_THREADS", threads)
+    monkeypatch.setattr(sort_module, "PARALLEL_SORT_MIN", 1000)
+    rng = np.random.default_rng(len(kind))
+    n = 50_000
+    ids = {"wide": rng.integers(0, 2**48, n, dtype=np.uint64),
+           "narrow": rng.integers(0, 300, n, dtype=np.uint64),
+           "one_bucket": np.where(rng.random(n) < 0.99, np.uint64(5) << np.uint64(40),
+                                  rng.integers(0, 2**44, n, dtype=np.uint64)),
+           "constant": np.full(n, 2**40 + 3, np.uint64),
+           "top_bit": rng.integers(0, 2**20, n, dtype=np.uint64) | (
+               rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63))}[kind]
+    out = sort_unique_parallel(ids)
+    assert out.dtype == np.uint64
+    np.testing.assert_array_equal(out, np.unique(ids))
+    with pytest.raises(TypeError, match="sort_unique_parallel needs uint64 IDs, got int64"):
+        sort_unique_parallel(ids.astype(np.int64))
 
 
 def test_sort_unique_rejects_other_dtypes():

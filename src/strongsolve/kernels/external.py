@@ -29,7 +29,7 @@ import numpy as np
 
 from ..store.errors import StoreWriteError
 from ..store.space import write_error_reason
-from .sort import merge_unique, require_uint64, sort_unique
+from .sort import merge_unique, require_uint64, sort_unique_parallel
 
 
 class SortedRuns:
@@ -72,7 +72,7 @@ class SortedRuns:
     def _spill(self):
         if self._dir is None:
             raise ValueError("memory_limit is set but no spill directory was given")
-        run = sort_unique(np.concatenate(self._mem), compact=False)
+        run = sort_unique_parallel(np.concatenate(self._mem))
         path = self._dir / f"run_{len(self._files):05d}.bin"
         with self._writing(path) as f:
             f.write(run.astype("<u8", copy=False).data)
@@ -91,7 +91,7 @@ class SortedRuns:
         """
         if not self._files:
             if self._mem:
-                yield sort_unique(np.concatenate(self._mem))
+                yield sort_unique_parallel(np.concatenate(self._mem))
             return
         if self._mem:
             self._spill()

@@ -58,6 +58,9 @@ def check_all(seq, values, universe, rng):
         assert all(p.dtype == np.uint64 and 0 < len(p) <= chunk for p in parts)
         got = np.concatenate(parts) if parts else np.zeros(0, np.uint64)
         assert np.array_equal(got, values)
+        # the whole sequence in parallel blocks of the same size
+        whole = seq.decode_all(chunk)
+        assert whole.dtype == np.uint64 and np.array_equal(whole, values)
     # rank, successor, index_of, contains
     xs = rng.permutation(queries(values, universe, rng))
     rank = np.searchsorted(values, xs, side="left").astype(np.int64)
@@ -325,6 +328,15 @@ def test_bench_runs_on_a_small_board(capsys):
             assert o["universe"] == str(U)
             assert o["size_in_bits"] == ef_layout(layer["n"], U).size_in_bits
             assert o["bound_bits_per_id"] == bits_bound(layer["n"], U)
+
+
+def test_decode_all_block_sizes():
+    values = list(range(0, 3000, 3))
+    seq = build(values, 3000, 8)
+    for chunk in (1 << 16, 2**63 - 1):  # the default, and a block longer than the sequence
+        assert np.array_equal(seq.decode_all(chunk), np.array(values, np.uint64))
+    with pytest.raises(ValueError, match="chunk_size 0 is out of range: allowed chunk_size >= 1"):
+        seq.decode_all(0)
 
 
 def test_index_of_increasing_rejects_decreasing_queries():

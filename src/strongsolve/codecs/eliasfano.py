@@ -515,6 +515,16 @@ def _decode_range(ef, first, out):
         i += 1
 
 
+@njit_parallel
+def _decode_all(ef, out, chunk):
+    """Every value into ``out`` (uint64[n]), blocks of ``chunk`` values decoded on numba's threads
+    (each block starts from its own select1)."""
+    n = out.shape[0]
+    for c in prange((n + chunk - 1) // chunk):
+        lo = c * chunk
+        _decode_range(ef, lo, out[lo:min(n, lo + chunk)])
+
+
 @njit
 def _popcount_words(words):
     total = 0
@@ -814,6 +824,18 @@ class EliasFano:
             raise ValueError("xs must be non-decreasing for index_of_increasing")
         out = np.empty(xs.shape[0], np.int64)
         ef_index_of_increasing(self.arrays, xs, out)
+        return out
+
+    def decode_all(self, chunk_size=1 << 16):
+        """All values in order (uint64[n]), decoded in blocks of ``chunk_size`` on numba's threads
+        (the forward and backward stages decode whole layers: serially 0.55-0.99 CPU s for 1.6e7
+        afterstates of 4x3, bench/RECORD.md). ValueError if ``chunk_size`` < 1."""
+        chunk_size = _as_int(chunk_size, "chunk_size")
+        if chunk_size < 1:
+            raise ValueError(f"chunk_size {chunk_size} is out of range: allowed chunk_size >= 1")
+        out = np.empty(self.n, np.uint64)
+        # a block no longer than the sequence: the block count cannot overflow int64
+        _decode_all(self.arrays, out, min(chunk_size, max(1, self.n)))
         return out
 
     def iter_chunks(self, chunk_size=1 << 20):

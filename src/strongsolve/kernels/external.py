@@ -14,7 +14,8 @@ file, "disk full" and the fixes (numpy's own short-write error named neither; is
 
 Memory (issue 4: the process, not only the runs, stays within ``memory_limit`` on top of the layer
 window): sorting a run costs about four times its size at the moment of the sort (the
-concatenation, the radix sort's two buffers, the deduplicated copy). So the runs held are at most
+concatenation, the radix sort's two buffers, the deduplicated copy; up to five times in
+:func:`strongsolve.kernels.sort.sort_unique_parallel` when one bucket holds nearly every ID). So the runs held are at most
 ``memory_limit / 8`` (their spill sort peaks at half the limit) and a merged block at most
 ``memory_limit / 16`` (its windows and the pairwise merges' outputs, about three times its size
 while it is built), which leaves room for a second SortedRuns and the tasks in flight.
@@ -72,13 +73,15 @@ class SortedRuns:
     def _spill(self):
         if self._dir is None:
             raise ValueError("memory_limit is set but no spill directory was given")
-        run = sort_unique_parallel(np.concatenate(self._mem))
+        batch = np.concatenate(self._mem)
+        self._mem, self._mem_bytes = [], 0  # the chunks go before the sort: the batch holds them
+        run = sort_unique_parallel(batch)
+        del batch
         path = self._dir / f"run_{len(self._files):05d}.bin"
         with self._writing(path) as f:
             f.write(run.astype("<u8", copy=False).data)
         self._files.append((path, run.shape[0]))
         self.spilled_runs += 1
-        self._mem, self._mem_bytes = [], 0
 
     def merged(self, block_bytes=None):
         """Yield the sorted unique union as consecutive uint64 blocks (increasing, disjoint).

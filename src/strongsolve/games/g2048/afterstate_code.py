@@ -88,8 +88,7 @@ class AfterstateLayer:
         ValueError
             If a stored code does not decode to a board of the layer's age (a corrupt layer).
         """
-        stored = (np.concatenate(list(self.seq.iter_chunks())) if self.seq.n
-                  else np.empty(0, np.uint64))
+        stored = self.seq.decode_all()
         if not self.compact:
             return stored
         return decode_ids(stored, self.rows, self.cols, self.age, True, True)

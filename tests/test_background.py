@@ -3,9 +3,11 @@
 import threading
 import time
 
+import numpy as np
 import pytest
 
-from strongsolve.store.background import Background
+from strongsolve.store.background import Background, submit_layer_write
+from strongsolve.store.layers import SMALL_LAYER_BYTES, read_layer
 
 
 def test_background_runs_every_task_in_order_and_waits():
@@ -90,3 +92,35 @@ def test_a_failed_small_task_is_reraised():
     with pytest.raises(OSError, match="disk full"):
         with Background(depth=1, workers=2, small_depth=4) as io:
             io.submit_small(fail)
+
+
+def _coder(arrays, attrs, threads):
+    def encode():
+        threads.append(threading.current_thread().name)
+        return arrays, attrs
+    return encode
+
+
+@pytest.mark.parametrize("size,coded_by", [(1000, "strongsolve-io"),
+                                           (SMALL_LAYER_BYTES // 8 + 1, "MainThread")])
+def test_submit_layer_write_codes_a_small_layer_on_the_helper_thread(tmp_path, size, coded_by):
+    # a small layer is coded on the I/O thread (it overlaps the stage's next age); a large one on
+    # the calling thread, before its write is queued (its coding buffers stay out of the next age)
+    values = np.arange(size, dtype=np.float64)
+    threads = []
+    with Background(depth=1, workers=1, small_depth=4) as io:
+        submit_layer_write(io, tmp_path / "v.zarr", _coder({"values": values}, {"age": 8}, threads),
+                           values.nbytes, zstd_level=3)
+    assert len(threads) == 1 and threads[0].startswith(coded_by)
+    arrays, attrs = read_layer(tmp_path / "v.zarr", {"age": 8})
+    np.testing.assert_array_equal(arrays["values"], values)
+
+
+def test_submit_layer_write_reraises_the_coders_error(tmp_path):
+    def encode():
+        raise ValueError("board ID 0x12 at position 3 has tiles summing to 4, not the layer's age 6")
+
+    with pytest.raises(ValueError, match="not the layer's age 6"):
+        with Background(depth=1, workers=1, small_depth=4) as io:
+            submit_layer_write(io, tmp_path / "a.zarr", encode, 100)
+    assert not (tmp_path / "a.zarr").exists()

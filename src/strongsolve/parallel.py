@@ -33,11 +33,44 @@ def default_workers():
     return len(os.sched_getaffinity(0))
 
 
-def chunk_bounds(n, chunk):
-    """``[(lo, hi), ...]`` covering ``range(n)`` in pieces of at most ``chunk`` (none when n == 0)."""
+def worker_count(client=None):
+    """Threads that run the chunks: the cluster's (``client``), else :func:`default_workers`."""
+    return sum(client.nthreads().values()) if client is not None else default_workers()
+
+
+def chunk_bounds(n, chunk, workers=1, min_chunk=1):
+    """``[(lo, hi), ...]`` covering ``range(n)`` in pieces of at most ``chunk`` (none when n == 0).
+
+    The pieces are of equal size (within one), and their count is a multiple of ``workers`` when
+    pieces of at least ``min_chunk`` allow it: a layer of 1.5 chunks on 2 threads is two pieces of
+    0.75 chunk, not a chunk and then half of one (issue 20: summed over the ages of 3x3 2048, the
+    afterstates of the backward's busiest thread are 1.01 times an even share, against 1.23 with
+    pieces of ``chunk`` and a remainder).
+
+    Parameters
+    ----------
+    n : int
+        Positions to cover.
+    chunk : int
+        Largest piece (>= 1).
+    workers : int
+        Threads (or workers) that will run the pieces.
+    min_chunk : int
+        Smallest piece worth a task of its own.
+
+    Raises
+    ------
+    ValueError
+        If ``chunk`` < 1.
+    """
     if chunk < 1:
         raise ValueError(f"chunk size {chunk!r} is not allowed; allowed: an integer >= 1")
-    return [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
+    if n <= 0:
+        return []
+    pieces = -(-n // chunk)
+    balanced = -(-pieces // workers) * workers
+    pieces = max(pieces, min(balanced, n // max(1, min_chunk)))
+    return [(k * n // pieces, (k + 1) * n // pieces) for k in range(pieces)]
 
 
 def imap_chunks(fn, chunks, *shared, client=None, in_flight=None):
@@ -60,7 +93,7 @@ def imap_chunks(fn, chunks, *shared, client=None, in_flight=None):
         Chunks per batch.
     """
     if in_flight is None:
-        in_flight = 2 * (sum(client.nthreads().values()) if client is not None else default_workers())
+        in_flight = 2 * worker_count(client)
     for lo in range(0, len(chunks), max(1, in_flight)):
         yield from _compute(fn, chunks[lo:lo + in_flight], shared, client)
 

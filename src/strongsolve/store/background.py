@@ -17,7 +17,7 @@ pending besides its ``depth`` large ones, so memory stays bounded by ``depth`` l
 
 from concurrent.futures import ThreadPoolExecutor
 
-from .layers import is_small, write_layer
+from .layers import SMALL_LAYER_BYTES, write_layer
 
 IO_WORKERS = 1
 """Helper threads of a 2048 stage's I/O. Four overlapped the fsyncs of small layers (5.4 ms per
@@ -92,12 +92,27 @@ class Background:
             self._pool.shutdown(wait=True)
 
 
-def submit_layer_write(io, path, arrays, attrs, **write_options):
-    """Write a layer on ``io``'s helper threads (:class:`Background`): a small layer
-    (:func:`.layers.is_small`) without its own fsyncs, as one of several pending small writes; a large one
-    flushed to disk file by file. The stage calls :func:`.atomic.sync_file_system` after the last write and
-    before its block manifest (one flush per block instead of three or four fsyncs per small layer:
-    most of a 3x3 solve's file time, issue 20). Returns the write's future."""
-    if is_small(arrays):
-        return io.submit_small(write_layer, path, arrays, attrs, durable=False, **write_options)
-    return io.submit(write_layer, path, arrays, attrs, **write_options)
+def submit_layer_write(io, path, encode, nbytes, **write_options):
+    """Encode a layer and write it on ``io``'s helper threads (:class:`Background`).
+
+    ``encode()`` returns the layer's ``(arrays, attrs)``. For a small layer (``nbytes``, a bound of
+    its arrays' bytes, at most :data:`.layers.SMALL_LAYER_BYTES`) it runs on the helper thread: a
+    stage's coding and checksums (numba and hashlib, without the GIL) then overlap its next age
+    instead of delaying it (issue 20: 1.4 of the 3x3 forward's 12.8 s on its one busy thread). A
+    large layer is coded at once on the calling thread (its coders use numba's threads, and its
+    coding buffers must not add to the next age's peak memory).
+
+    A small layer is written without its own fsyncs, as one of several pending small writes; a
+    large one is flushed to disk file by file. The stage calls
+    :func:`.atomic.sync_file_system` after the last write and before its block manifest (one flush
+    per block instead of three or four fsyncs per small layer: most of a 3x3 solve's file time,
+    issue 20). Returns the write's future; its errors (the coder's too) are re-raised by the stage's
+    next wait.
+    """
+    if nbytes > SMALL_LAYER_BYTES:
+        return io.submit(write_layer, path, *encode(), **write_options)
+
+    def task():
+        write_layer(path, *encode(), durable=False, **write_options)
+
+    return io.submit_small(task)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...kernels.bellman import backup
 from ...kernels.hashindex import hash_index
-from ...parallel import chunk_bounds, default_workers, map_chunks
+from ...parallel import chunk_bounds, default_workers, map_chunks, worker_count
 from ...progress import Progress
 from ...store.atomic import sync_file_system, write_json_atomic
 from ...store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
@@ -35,6 +35,9 @@ from .spawn import spawn_probabilities
 # its expansion (48 bytes per candidate, 14 candidates per 4x3 afterstate: 12 MB) stays in the L3
 # cache (issue 8: chunks of 4096 to 32768 ran within the noise of each other)
 DEFAULT_CHUNK = 1 << 14
+# the smallest task worth its own thread: a dask call costs about 0.2 ms, the backup about 0.4 us
+# per afterstate (3x3, issue 20)
+MIN_CHUNK = 1 << 10
 
 # zstd level of the value layers (issue 18, item 2; `python bench/storage.py results/2048_3x3`):
 # on 3x3, 4.145 bytes per value against 4.308 at level 1, encoding at 130-165 against 260-270 MB/s
@@ -109,11 +112,11 @@ def afterstate_values(ids, tables, p2, target_exp, index2, index4, chunk=DEFAULT
     """
     if memory_limit is not None:
         chunk = max(1, min(chunk, memory_limit // (default_workers() * expansion_bytes(tables))))
-    chunks = [ids[lo:hi] for lo, hi in chunk_bounds(ids.size, chunk)]
-    results = map_chunks(_backup_task, chunks, p2, tables.kernel_args(), target_exp, index2, index4,
-                         client=client)
-    for k, (_, error) in enumerate(results):
-        _raise_for(error, f"afterstates {k * chunk}..{(k + 1) * chunk}")
+    bounds = chunk_bounds(ids.size, chunk, worker_count(client), MIN_CHUNK)
+    results = map_chunks(_backup_task, [ids[lo:hi] for lo, hi in bounds], p2, tables.kernel_args(),
+                         target_exp, index2, index4, client=client)
+    for (lo, hi), (_, error) in zip(bounds, results):
+        _raise_for(error, f"afterstates {lo}..{hi}")
     return np.concatenate([v for v, _ in results]) if results else np.empty(0, np.float64)
 
 
@@ -149,6 +152,13 @@ def value_stats(values):
         return {"value_min": None, "value_mean": None, "value_max": None}
     return {"value_min": float(values.min()), "value_mean": float(values.mean()),
             "value_max": float(values.max())}
+
+
+def _encoder(run, n, ids, values, stats):
+    """The ``encode`` of :func:`.store.background.submit_layer_write` for the value layer of age
+    ``n`` (its attributes name the checksum of the afterstate layer the values belong to)."""
+    return lambda: ({"values": values}, dict(run.params(), age=n, num_afterstates=int(ids.size),
+                                             afterstates_checksum=checksum(ids), **stats))
 
 
 def _afterstates_ahead(io, run, kept, n):
@@ -222,10 +232,8 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
                 t = time.perf_counter()
                 values = afterstate_values(ids, run.tables, run.p2, run.target_exp, indexed(n + 2),
                                            indexed(n + 4), **options)
-                arrays, stats = {"values": values}, value_stats(values)
-                submit_layer_write(io, path, arrays,
-                                   dict(run.params(), age=n, num_afterstates=int(ids.size),
-                                        afterstates_checksum=checksum(ids), **stats),
+                stats = value_stats(values)
+                submit_layer_write(io, path, _encoder(run, n, ids, values, stats), values.nbytes,
                                    zstd_level=VALUES_ZSTD_LEVEL)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only

@@ -120,7 +120,7 @@ def expand_layer(n, tables, p2, target_exp, prev2, prev4, chunk=DEFAULT_CHUNK, m
     prev2, prev4 : uint64[...]
         Sorted afterstate layers of ages ``n - 2`` and ``n - 4`` (empty arrays when none).
     chunk : int
-        Layer positions per parallel task.
+        Layer positions per parallel task, at most (:func:`strongsolve.parallel.chunk_bounds`).
     memory_limit : int, optional
         Bytes of sorted runs held in memory before spilling (None: no limit).
     spill_dir : Path, optional
@@ -184,6 +184,20 @@ def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0, **options):
         yield layer
 
 
+def _submit_write(io, run, n, ids, num_states, num_terminal):
+    """Code and write the afterstate layer of age ``n`` on ``io``'s helper thread; returns its
+    counts (the block manifest's row)."""
+    counts = dict(age=n, num_states=int(num_states), num_terminal=int(num_terminal),
+                  num_afterstates=int(ids.size))
+
+    def encode():
+        _, arrays, code_attrs = encode_afterstates(ids, run.rows, run.cols, n)
+        return arrays, dict(run.params(), **counts, **code_attrs)
+
+    submit_layer_write(io, run.afterstate_path(n), encode, ids.nbytes)
+    return counts
+
+
 @holding_run_lock("2048 forward")
 def run_forward(run, ages, log=sys.stderr, keep=None, **options):
     """Forward stage of one block of consecutive ages: write each age's afterstate layer.
@@ -231,11 +245,8 @@ def run_forward(run, ages, log=sys.stderr, keep=None, **options):
                 window[n] = ids
                 status = "verified (kept)"
             elif nothing_made_at(n, run.rows, run.cols, run.p2, layer_ids(n - 2), layer_ids(n - 4)):
-                _, arrays, code_attrs = encode_afterstates(np.empty(0, np.uint64), run.rows, run.cols, n)
-                attrs = dict(run.params(), age=n, num_states=0, num_terminal=0, num_afterstates=0,
-                             **code_attrs)
-                submit_layer_write(io, path, arrays, attrs)
                 window[n] = np.empty(0, np.uint64)
+                attrs = _submit_write(io, run, n, window[n], num_states=0, num_terminal=0)
                 status = "empty: the two previous afterstate layers are empty (stopped)"
             else:
                 t = time.perf_counter()
@@ -244,12 +255,9 @@ def run_forward(run, ages, log=sys.stderr, keep=None, **options):
                 layer = expand_layer(n, run.tables, run.p2, run.target_exp, layer_ids(n - 2),
                                      layer_ids(n - 4), spill_dir=spill_dir, **options)
                 shutil.rmtree(spill_dir, ignore_errors=True)
-                _, arrays, code_attrs = encode_afterstates(layer.afterstates, run.rows, run.cols, n)
-                attrs = dict(run.params(), age=n, num_states=layer.num_states,
-                             num_terminal=layer.num_terminal,
-                             num_afterstates=int(layer.afterstates.size), **code_attrs)
-                submit_layer_write(io, path, arrays, attrs)
                 window[n] = layer.afterstates
+                attrs = _submit_write(io, run, n, window[n], num_states=layer.num_states,
+                                      num_terminal=layer.num_terminal)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             if keep is not None:
                 keep.add(n, window[n])

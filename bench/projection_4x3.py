@@ -21,7 +21,8 @@ Inputs, all measured or published:
   published).
 - **the parallel speed-up**: the measured 2-thread speed-up S2 of each stage (``speedup`` of the
   threads_2 records of a ``bench/scaling_4x3.py`` JSON, default
-  ``bench/data/scaling_4x3_572-574.json``), carried to ``--cores`` by two models, since linear scaling
+  ``bench/data/scaling_4x3_572-574_2026-12-02_d9ffba8.json``; the first run, of commit c276936, is
+  ``scaling_4x3_572-574.json``), carried to ``--cores`` by two models, since linear scaling
   already fails at 2 cores (S2 < 2):
 
   - *per doubling*: every doubling of the cores keeps the measured efficiency S2 / 2,
@@ -47,7 +48,7 @@ from published_4x3 import PUBLISHED, published_states  # noqa: E402  (the per-ag
 
 DATA = Path(__file__).with_name("data")
 RATES = sorted(DATA.glob("rates_by_size_4x3_*.json"))
-SCALING = DATA / "scaling_4x3_572-574.json"
+SCALING = DATA / "scaling_4x3_572-574_2026-12-02_d9ffba8.json"
 SAMPLED = DATA / "kaneko_4x3_states_every_100_ages.txt"
 TOTAL_STATES = 1_152_817_492_752       # Kaneko & Yamashita 2025
 TOTAL_AFTERSTATES = 739_648_886_170    # Kaneko & Yamashita 2025

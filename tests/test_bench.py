@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import naive
@@ -313,3 +314,35 @@ def test_scaling_measures_several_blocks_on_one_thread(tmp_path):
     bad = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--configs",
                           "threads_3"], capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "--configs 'threads_3' is not allowed" in bad.stderr
+
+
+def test_traffic_counts_equal_the_naive_solver(tmp_path):
+    # bench/traffic_4x3.py (issue 20) on 2x3 ages 20-24 of a run made here: the arrays it counts
+    # against a plain-Python count of spawns, states, moves, afterstates and expansion candidates
+    import traffic_4x3
+    from strongsolve.games.g2048 import pipeline
+    pipeline.solve(tmp_path / "run", 2, 3, max_age=30, log=io.StringIO())
+    forward, backward = traffic_4x3.count(tmp_path / "run", [20, 22, 24], 2, 3)
+    states, afterstates = naive.reachable(2, 3)
+    canon_states = {naive.canonical(b) for b in states}
+    canon_after = {naive.canonical(b) for b in afterstates}
+    starts = {naive.canonical(b) for b, p in naive.start_distribution(2, 3).items() if p > 0}
+
+    def of_age(boards, n):
+        return [b for b in boards if naive.age(b) == n]
+
+    for f, b, n in zip(forward, backward, (20, 22, 24)):
+        empties = [sum(v == 0 for row in a for v in row) for m in (n - 2, n - 4) for a in of_age(canon_after, m)]
+        assert f["spawned"] == sum(empties) + len(of_age(starts, n))
+        assert f["states"] == len(of_age(canon_states, n))
+        assert f["moved"] == sum(len(naive.legal_moves(s)) for s in of_age(canon_states, n))
+        assert f["afterstates"] == b["afterstates"] == len(of_age(canon_after, n))
+        assert f["afterstates"] <= f["moved_after_hash"] <= f["moved"]
+        assert f["state_sort_passes"] == f["afterstate_sort_passes"] == 3  # 24-bit IDs: 3 digits vary
+        spawned = [s for a in of_age(canon_after, n) for s, _ in naive.spawns(a)]
+        assert b["outcomes"] == len(spawned)
+        assert b["candidates"] == sum(len(naive.legal_moves(s)) for s in spawned)
+        assert b["random_lines"] == b["candidates"] + b["afterstates"]
+    assert traffic_4x3.radix_passes(np.array([0x10, 0x1010], np.uint64)) == 1
+    assert traffic_4x3.radix_passes(np.array([0x10, 0x10], np.uint64)) == 0
+    assert traffic_4x3.sort_bytes(10, 3) == 10 * 8 * 7

@@ -44,7 +44,6 @@ Prints one JSON document.
 
 import argparse
 import json
-import os
 import sys
 import threading
 import time
@@ -239,5 +238,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("STRONGSOLVE_THREADS", "1")
     main()

@@ -185,8 +185,9 @@ def forward_layers(rows, cols, max_age, p2=0.9, target_tile=0, **options):
 
 
 def _submit_write(io, run, n, ids, num_states, num_terminal):
-    """Code and write the afterstate layer of age ``n`` on ``io``'s helper thread; returns its
-    counts (the block manifest's row)."""
+    """Code and write the afterstate layer of age ``n`` through ``io``
+    (:func:`strongsolve.store.background.submit_layer_write`: a small layer is coded on the helper
+    thread); returns its counts (the block manifest's row)."""
     counts = dict(age=n, num_states=int(num_states), num_terminal=int(num_terminal),
                   num_afterstates=int(ids.size))
 

@@ -25,14 +25,11 @@ JIT = dict(nogil=True, cache=True, fastmath=False, boundscheck=False)
 JIT_PARALLEL = dict(JIT, parallel=True)
 
 
-def variant_name(opts):
-    """The suffix that names a kernel's compile variant in numba's cache: ``serial`` or ``parallel``."""
-    return "parallel" if opts.get("parallel") else "serial"
-
-
-def _cache_named(fn, variant):
+def _cache_named(fn, opts):
     """A copy of ``fn`` (same code, globals, defaults, closure) whose ``__qualname__`` ends in
-    ``__<variant>``, so numba caches it in files of its own (module docstring)."""
+    ``__parallel`` or ``__serial`` as ``opts`` ask, so numba caches it in files of its own (module
+    docstring)."""
+    variant = "parallel" if opts.get("parallel") else "serial"
     copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
     copy.__kwdefaults__ = fn.__kwdefaults__
     copy.__dict__.update(fn.__dict__)
@@ -47,7 +44,7 @@ def njit(fn=None, **overrides):
     opts = dict(JIT, **overrides)
 
     def compile_(f):
-        return numba.njit(**opts)(_cache_named(f, variant_name(opts)))
+        return numba.njit(**opts)(_cache_named(f, opts))
 
     return compile_ if fn is None else compile_(fn)
 

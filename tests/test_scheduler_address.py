@@ -98,3 +98,51 @@ def test_a_real_scheduler_connects():
             assert client.submit(sum, [1, 2, 3]).result(timeout=30) == 6
         finally:
             client.close()
+
+
+DEADLOCK_CHECK = r'''
+import gc, socket, threading
+gc.disable()  # collections happen only where this script says
+import distributed, distributed.utils
+from strongsolve.parallel import client_for
+
+listener = socket.create_server(("127.0.0.1", 0))
+def serve():
+    while True:
+        conn, _ = listener.accept()
+        conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+threading.Thread(target=serve, daemon=True).start()
+for _ in range(3):
+    try:
+        client_for(f"tcp://127.0.0.1:{listener.getsockname()[1]}", answer_seconds=10)
+    except OSError:
+        pass
+print("half-made clients alive:", sum(isinstance(o, distributed.Client) for o in gc.get_objects()), flush=True)
+
+start = distributed.utils.LoopRunner._start_unlocked
+def start_after_a_collection(self):
+    gc.collect()  # a collection that falls while the class-wide lock is held
+    return start(self)
+distributed.utils.LoopRunner._start_unlocked = start_after_a_collection
+with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol="tcp://",
+                              host="127.0.0.1", dashboard_address=None):
+    print("cluster started", flush=True)
+'''
+
+
+def test_failed_connections_leave_no_client_to_deadlock_a_later_cluster():
+    """A failed ``client_for`` left its half-made Client as cyclic garbage; a collection inside
+    distributed's ``LoopRunner.start`` (class-wide lock held) then ran ``Client.__del__``, which waits
+    on that same lock: a LocalCluster started later hung for good (seen once in a test run on 2
+    processes, session 16). Reproduced here by collecting inside that lock, in a child process."""
+    pytest.importorskip("distributed")
+    import subprocess
+    import sys
+
+    try:
+        run = subprocess.run([sys.executable, "-X", "faulthandler", "-c", DEADLOCK_CHECK],
+                             capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired as err:
+        pytest.fail(f"the cluster's start deadlocked:\n{err.stdout}\n{err.stderr}")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["half-made clients alive: 0", "cluster started"]

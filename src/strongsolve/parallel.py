@@ -7,6 +7,7 @@ caller passes a :class:`distributed.Client` (the library never creates one itsel
 output does not depend on the scheduler or the number of workers.
 """
 
+import gc
 import os
 import socket
 import threading
@@ -149,6 +150,13 @@ def _refused(address, timeout):
     return None
 
 
+def _detached(err):
+    """``err`` without its traceback and chained exceptions: they hold the frames of the failed
+    ``Client.__init__`` and so keep the half-made Client alive."""
+    err.__traceback__ = err.__context__ = err.__cause__ = None
+    return err
+
+
 def client_for(address, answer_seconds=ANSWER_SECONDS):
     """A :class:`distributed.Client` connected to ``address`` (``tcp://host:port``), or None.
 
@@ -183,7 +191,11 @@ def client_for(address, answer_seconds=ANSWER_SECONDS):
         try:
             outcome["client"] = Client(address, timeout=f"{max(1.0, deadline - time.monotonic()) / 2}s")
         except BaseException as err:  # noqa: BLE001 - reported below, on the caller's thread
-            outcome["error"] = err
+            outcome["error"] = _detached(err)
+        # The half-made Client is garbage in a reference cycle; its __del__ takes distributed's
+        # class-wide LoopRunner lock. Left to a later collection, it can run on a thread that holds
+        # that lock (a LocalCluster starting) and wait on it for good. Collect it here instead.
+        gc.collect()
 
     worker = threading.Thread(target=connect, name="strongsolve-dask-connect", daemon=True)
     worker.start()

@@ -6,7 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from strongsolve.kernels.hashindex import _home, hash_index, lookup
+from strongsolve.kernels import hashindex
+from strongsolve.kernels.hashindex import _build_range, _home, hash_index, lookup
+from strongsolve.parallel import chunk_bounds
 
 
 def check(keys, values, absent):
@@ -60,6 +62,32 @@ def test_probing_wraps_past_the_last_slot():
     index = hash_index(keys, np.arange(10.0))
     assert index[-1, 0] == keys[0] and index[0, 0] == keys[1]  # wrapped to the first slot
     check(keys, np.arange(10.0), np.array([200_001], dtype=np.uint64))
+
+
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_index_built_on_threads_gives_every_value(threads, monkeypatch):
+    # each thread fills its own range of home slots; keys whose probe runs past their range's end
+    # (here: many keys homed on each range's last slot, the last range's wrapping to slot 0) are
+    # inserted after, across the boundary
+    monkeypatch.setenv("STRONGSOLVE_THREADS", threads)
+    monkeypatch.setattr(hashindex, "PARALLEL_BUILD_MIN", 1000)
+    n = 30_000
+    size = n + n // 2 + 1
+    bounds = chunk_bounds(size, -(-size // int(threads)))
+    ends = {hi - 1 for _, hi in bounds}
+    crowded, k = [], 1
+    while len(crowded) < 6 * len(ends):
+        if int(_home(np.uint64(k), np.uint64(size))) in ends:
+            crowded.append(k)
+        k += 1
+    rng = np.random.default_rng(int(threads))
+    others = np.setdiff1d(np.unique(rng.integers(k, 2**63, n, dtype=np.uint64)), crowded)
+    keys = np.concatenate([np.array(crowded, np.uint64), others[:n - len(crowded)]])
+    rng.shuffle(keys)
+    values = rng.normal(size=n)
+    deferred = _build_range(keys, values.view(np.uint64), np.zeros((size, 2), np.uint64), *bounds[-1], 32)
+    assert deferred.size >= 5  # the last range's crowded keys do run past its end
+    check(keys, values, others[n - len(crowded):n - len(crowded) + 500])
 
 
 def test_key_zero_is_never_found():

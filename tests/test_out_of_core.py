@@ -92,3 +92,24 @@ def test_local_cluster_gives_identical_layers(tmp_path):
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         solve(tmp_path / "cluster", 2, 3, log=quiet, chunk=500, client=client)
     assert_same_run(tmp_path / "mem", tmp_path / "cluster")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("threads", ["2", "3"])
+def test_threaded_sorts_and_index_builds_give_identical_layers(tmp_path, monkeypatch, threads):
+    # the forward's unions scattered and sorted by bucket on threads, the backward's hash indexes
+    # built by ranges of slots on threads, even on 2x3's small layers (issue 20)
+    from strongsolve.kernels import hashindex, sort
+    quiet = io.StringIO()
+    monkeypatch.setenv("STRONGSOLVE_THREADS", "1")
+    solve(tmp_path / "one", 2, 3, log=quiet)
+    monkeypatch.setenv("STRONGSOLVE_THREADS", threads)
+    monkeypatch.setattr(sort, "PARALLEL_SORT_MIN", 64)
+    monkeypatch.setattr(hashindex, "PARALLEL_BUILD_MIN", 64)
+    calls = {"sort": 0, "index": 0}
+    runs, ranges = sort._runs_scatter, hashindex._build_task
+    monkeypatch.setattr(sort, "_runs_scatter", lambda *a: (calls.__setitem__("sort", calls["sort"] + 1), runs(*a))[1])
+    monkeypatch.setattr(hashindex, "_build_task", lambda *a: (calls.__setitem__("index", calls["index"] + 1), ranges(*a))[1])
+    solve(tmp_path / "threads", 2, 3, log=quiet, chunk=50)
+    assert calls["sort"] > 100 and calls["index"] > 100  # the threaded paths did run
+    assert_same_run(tmp_path / "one", tmp_path / "threads")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from strongsolve.kernels import sort as sort_module
 from strongsolve.kernels.sort import (RADIX_MIN, distinct, distinct_index, merge_unique, radix_argsort,
-                                     sort_unique, sort_unique_parallel)
+                                     sort_unique, sort_unique_parallel, sort_unique_runs)
 
 
 @pytest.mark.parametrize("n", [0, 1, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 70_000])
@@ -50,6 +50,31 @@ def test_sort_unique_parallel_equals_numpy(kind, threads, monkeypatch):
     np.testing.assert_array_equal(out, np.unique(ids))
     with pytest.raises(TypeError, match="sort_unique_parallel needs uint64 IDs, got int64"):
         sort_unique_parallel(ids.astype(np.int64))
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+@pytest.mark.parametrize("kind", ["wide", "narrow", "one_bucket", "top_bit"])
+def test_sort_unique_runs_equals_numpy_on_the_concatenation(kind, threads, monkeypatch):
+    # runs of very different lengths (a forward layer's chunks), empty ones among them, repeats
+    # within and across runs; the list is emptied
+    monkeypatch.setenv("STRONGSOLVE_THREADS", threads)
+    monkeypatch.setattr(sort_module, "PARALLEL_SORT_MIN", 1000)
+    rng = np.random.default_rng(7 + len(kind))
+    lengths = [0, 1, 3000, 0, 17, 25_000, 5, 12_000, 0, 640]
+    high = {"wide": 2**60, "narrow": 900, "one_bucket": 2**12, "top_bit": 2**20}[kind]
+    runs = [rng.integers(0, high, k, dtype=np.uint64) for k in lengths]
+    if kind == "one_bucket":
+        runs[5] = np.full(25_000, 3, np.uint64)
+    if kind == "top_bit":
+        runs = [r | (rng.integers(0, 2, r.size, dtype=np.uint64) << np.uint64(63)) for r in runs]
+    expected = np.unique(np.concatenate(runs))
+    given_runs = list(runs)
+    out = sort_unique_runs(given_runs)
+    assert out.dtype == np.uint64 and given_runs == []
+    np.testing.assert_array_equal(out, expected)
+    assert sort_unique_runs([]).size == 0
+    with pytest.raises(TypeError, match="sort_unique_runs needs uint64 IDs, got int64"):
+        sort_unique_runs([runs[2], runs[5].astype(np.int64)])
 
 
 def test_sort_unique_rejects_other_dtypes():

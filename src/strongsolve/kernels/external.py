@@ -13,9 +13,10 @@ A spill that meets a full disk raises :class:`strongsolve.store.errors.StoreWrit
 file, "disk full" and the fixes (numpy's own short-write error named neither; issue 16).
 
 Memory (issue 4: the process, not only the runs, stays within ``memory_limit`` on top of the layer
-window): sorting a run costs about four times its size at the moment of the sort (the
-concatenation, the radix sort's two buffers, the deduplicated copy; up to five times in
-:func:`strongsolve.kernels.sort.sort_unique_parallel` when one bucket holds nearly every ID). So the runs held are at most
+window): sorting a run costs about three times its size at the moment of the sort
+(:func:`strongsolve.kernels.sort.sort_unique_runs`: the chunks until they are scattered, the
+scattered copy, the sorted buckets, the result; up to five times when one bucket holds nearly
+every ID). So the runs held are at most
 ``memory_limit / 8`` (their spill sort peaks at half the limit) and a merged block at most
 ``memory_limit / 16`` (its windows and the pairwise merges' outputs, about three times its size
 while it is built), which leaves room for a second SortedRuns and the tasks in flight.
@@ -30,7 +31,7 @@ import numpy as np
 
 from ..store.errors import StoreWriteError
 from ..store.space import write_error_reason
-from .sort import merge_unique, require_uint64, sort_unique_parallel
+from .sort import merge_unique, require_uint64, sort_unique_runs
 
 
 class SortedRuns:
@@ -73,10 +74,8 @@ class SortedRuns:
     def _spill(self):
         if self._dir is None:
             raise ValueError("memory_limit is set but no spill directory was given")
-        batch = np.concatenate(self._mem)
-        self._mem, self._mem_bytes = [], 0  # the chunks go before the sort: the batch holds them
-        run = sort_unique_parallel(batch)
-        del batch
+        batch, self._mem, self._mem_bytes = self._mem, [], 0
+        run = sort_unique_runs(batch)  # empties the batch: the chunks go once scattered
         path = self._dir / f"run_{len(self._files):05d}.bin"
         with self._writing(path) as f:
             f.write(run.astype("<u8", copy=False).data)
@@ -94,7 +93,8 @@ class SortedRuns:
         """
         if not self._files:
             if self._mem:
-                yield sort_unique_parallel(np.concatenate(self._mem))
+                batch, self._mem, self._mem_bytes = self._mem, [], 0
+                yield sort_unique_runs(batch)
             return
         if self._mem:
             self._spill()

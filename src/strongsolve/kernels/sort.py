@@ -7,15 +7,15 @@ passes are skipped). 256 buckets keep the histograms and the scatter's write str
 on this project's machine: 18-22 ns per ID on runs of 6e4 to 1e6 IDs, 50 on 2.2e7 IDs, against 40,
 53 and 148 for ``numpy.sort``. Tiny runs go to ``numpy.sort``, whose constant cost is lower.
 
-:func:`sort_unique_parallel` splits a large run by its top varying bits into 256 buckets of
-disjoint value ranges (one serial scatter pass) and sorts the buckets on the stage's threads
+:func:`sort_unique_runs` scatters a list of runs by their top varying bits into 256 buckets of
+disjoint value ranges and sorts the buckets, every step on the stage's threads
 (``parallel.map_chunks``): the union of a forward layer's chunks was one serial radix sort, the
 largest serial part of the forward stage (issue 20: 2 threads gave 1.39x).
 """
 
 import numpy as np
 
-from ..parallel import default_workers, map_chunks
+from ..parallel import chunk_bounds, default_workers, map_chunks
 from .options import njit
 
 DIGIT_BITS = 8
@@ -128,42 +128,161 @@ BUCKET_BITS = 8
 
 
 @njit
-def _bucket_scatter(ids):
-    """``ids`` (uint64[N]) reordered into 256 buckets by the 8 bits below and including the highest
-    bit that varies across them (lower buckets hold smaller values), and the buckets' bounds
-    (int64[257]). Stable within a bucket."""
-    n = ids.shape[0]
+def _or_and(ids):
+    """Bitwise OR and AND of every ID of ``ids`` (uint64[N]): their XOR marks the bits that vary."""
     all_or = np.uint64(0)
     all_and = ~np.uint64(0)
-    for i in range(n):
+    for i in range(ids.shape[0]):
         all_or |= ids[i]
         all_and &= ids[i]
-    varying = all_or ^ all_and
-    top = 0
-    while top < 63 and (varying >> np.uint64(top + 1)) != 0:
-        top += 1
-    shift = np.uint64(max(0, top - (BUCKET_BITS - 1)))
+    return all_or, all_and
+
+
+@njit
+def _bucket_counts(ids, shift):
+    """IDs of ``ids`` (uint64[N]) per bucket ``(id >> shift) & 255`` (int64[256])."""
+    counts = np.zeros(1 << BUCKET_BITS, np.int64)
     mask = np.uint64((1 << BUCKET_BITS) - 1)
-    start = np.zeros((1 << BUCKET_BITS) + 1, np.int64)
-    for i in range(n):
-        start[((ids[i] >> shift) & mask) + 1] += 1
-    for b in range(1 << BUCKET_BITS):
-        start[b + 1] += start[b]
-    pos = start[:-1].copy()
-    out = np.empty(n, np.uint64)
-    for i in range(n):
+    for i in range(ids.shape[0]):
+        counts[(ids[i] >> shift) & mask] += 1
+    return counts
+
+
+@njit
+def _scatter_into(ids, shift, pos, out):
+    """Write each ID of ``ids`` to ``out[pos[bucket]]`` and advance that position (``pos`` int64[256],
+    changed in place). Runs given disjoint positions may be scattered on several threads at once."""
+    mask = np.uint64((1 << BUCKET_BITS) - 1)
+    for i in range(ids.shape[0]):
         b = (ids[i] >> shift) & mask
         out[pos[b]] = ids[i]
         pos[b] += 1
-    return out, start
+
+
+@njit
+def _copy_into(src, out, at):
+    """``out[at:at + len(src)] = src`` without the GIL (uint64 arrays)."""
+    for i in range(src.shape[0]):
+        out[at + i] = src[i]
+
+
+def _task_bounds(sizes, tasks):
+    """``[(lo, hi), ...]``: consecutive index ranges of ``sizes`` (the runs' lengths) of about equal
+    total size, at most ``tasks`` of them, none empty."""
+    ends = np.cumsum(sizes)
+    cuts = np.searchsorted(ends, [k * ends[-1] // tasks for k in range(1, tasks)], side="right")
+    bounds = np.unique(np.concatenate([[0], cuts, [len(sizes)]]))
+    return [(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+
+def _runs_or_and(k, bounds, runs):
+    lo, hi = bounds[k]
+    all_or, all_and = 0, (1 << 64) - 1
+    for r in range(lo, hi):
+        run_or, run_and = _or_and(runs[r])
+        all_or, all_and = all_or | int(run_or), all_and & int(run_and)
+    return all_or, all_and
+
+
+def _runs_counts(k, bounds, runs, shift):
+    lo, hi = bounds[k]
+    return [_bucket_counts(runs[r], shift) for r in range(lo, hi)]
+
+
+def _runs_scatter(k, bounds, runs, shift, pos, out):
+    lo, hi = bounds[k]
+    for r in range(lo, hi):
+        _scatter_into(runs[r], shift, pos[r].copy(), out)
+
+
+def _bucket_sort(k, parts, into):
+    """Sort bucket ``k`` of ``parts`` and drop its repeats; ``into`` collects the result (the caller
+    drops each bucket's scattered IDs as soon as it is sorted)."""
+    into[k] = sort_unique(parts[k])
+    parts[k] = None
+    return into[k].shape[0]
+
+
+def _copy_buckets(k, bounds, sorted_parts, offsets, out):
+    lo, hi = bounds[k]
+    for b in range(lo, hi):
+        _copy_into(sorted_parts[b], out, offsets[b])
+        sorted_parts[b] = None
+
+
+def sort_unique_runs(runs):
+    """The sorted unique union of ``runs`` on the stage's threads, without concatenating them first.
+
+    The IDs are scattered straight from the runs into 256 buckets of disjoint value ranges (by the 8
+    bits below and including the highest bit that varies across all of them): each task counts its
+    runs' IDs per bucket, then writes them at positions no other task writes. Each bucket is then
+    sorted and freed of repeats on its own, and the buckets are copied side by side into the result,
+    all on ``parallel.default_workers()`` threads (``STRONGSOLVE_THREADS`` or the usable CPUs).
+    Issue 20: the forward stage concatenated a layer's chunks, scattered them and concatenated the
+    sorted buckets on one thread, 11 of its 21 s per 4x3 age near 572 on 2 threads (two copies of
+    1e8 IDs into memory first touched by them); one thread or fewer than ``PARALLEL_SORT_MIN`` IDs
+    still concatenate and sort as :func:`sort_unique` does.
+
+    Memory: the runs, then (the list is emptied once they are scattered) the scattered copy and the
+    sorted buckets so far, each bucket sorted three times over while it is sorted, then the sorted
+    buckets and the result: about three times the IDs at the peak (five when one bucket holds
+    nearly every ID).
+
+    Parameters
+    ----------
+    runs : list of uint64[N_k]
+        In any order, repeats allowed; **emptied** by the call (``runs.clear()``), so the memory of
+        the runs goes as soon as their IDs are copied.
+
+    Returns
+    -------
+    uint64[M], M <= sum N_k, strictly increasing (a new array)
+
+    Raises
+    ------
+    TypeError
+        If a run is not uint64.
+    """
+    for run in runs:
+        require_uint64(run, "sort_unique_runs")
+    n = sum(run.shape[0] for run in runs)
+    workers = default_workers()
+    if workers < 2 or n < PARALLEL_SORT_MIN:
+        ids = np.concatenate(runs) if len(runs) > 1 else (runs[0] if runs else np.empty(0, np.uint64))
+        runs.clear()
+        return sort_unique(ids)
+    runs[:] = [np.ascontiguousarray(run) for run in runs if run.shape[0]]
+    bounds = _task_bounds([run.shape[0] for run in runs], 4 * workers)
+    tasks = list(range(len(bounds)))
+    pairs = map_chunks(_runs_or_and, tasks, bounds, runs)
+    all_or, all_and = pairs[0]
+    for run_or, run_and in pairs:
+        all_or, all_and = all_or | run_or, all_and & run_and
+    top = (all_or ^ all_and).bit_length() - 1  # the highest bit that varies
+    shift = np.uint64(max(0, top - (BUCKET_BITS - 1)))
+    counts = np.array([c for cs in map_chunks(_runs_counts, tasks, bounds, runs, shift) for c in cs],
+                      dtype=np.int64).reshape(len(runs), 1 << BUCKET_BITS)
+    start = np.zeros((1 << BUCKET_BITS) + 1, np.int64)
+    np.cumsum(counts.sum(axis=0), out=start[1:])
+    pos = np.cumsum(counts, axis=0) - counts + start[:-1]  # pos[r, b]: where run r's bucket b goes
+    out = np.empty(n, np.uint64)
+    map_chunks(_runs_scatter, tasks, bounds, runs, shift, pos, out)
+    runs.clear()
+    parts = [out[start[b]:start[b + 1]] for b in range(1 << BUCKET_BITS) if start[b + 1] > start[b]]
+    del out  # the parts keep it until the last bucket is sorted
+    sorted_parts = [None] * len(parts)
+    sizes = map_chunks(_bucket_sort, list(range(len(parts))), parts, sorted_parts)
+    offsets = np.zeros(len(sizes) + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    result = np.empty(int(offsets[-1]), np.uint64)
+    copies = _task_bounds(sizes, 4 * workers)
+    map_chunks(_copy_buckets, list(range(len(copies))), copies, sorted_parts, offsets, result)
+    return result
 
 
 def sort_unique_parallel(ids):
-    """:func:`sort_unique` on the stage's threads (``parallel.default_workers()``:
-    ``STRONGSOLVE_THREADS`` or the usable CPUs): the IDs scattered into 256 buckets of disjoint
-    value ranges, each bucket sorted and freed of repeats on its own, the buckets concatenated.
-    The same array as :func:`sort_unique`; one thread or fewer than ``PARALLEL_SORT_MIN`` IDs
-    sort as it does.
+    """:func:`sort_unique` on the stage's threads: :func:`sort_unique_runs` of ``ids`` cut into
+    pieces (views). The same array as :func:`sort_unique`.
 
     Parameters
     ----------
@@ -179,16 +298,10 @@ def sort_unique_parallel(ids):
         If ``ids`` is not uint64.
     """
     require_uint64(ids, "sort_unique_parallel")
-    if default_workers() < 2 or ids.shape[0] < PARALLEL_SORT_MIN:
+    pieces = 4 * default_workers()
+    if pieces < 8 or ids.shape[0] < PARALLEL_SORT_MIN:
         return sort_unique(ids)
-    out, start = _bucket_scatter(np.ascontiguousarray(ids))
-    parts = [out[start[b]:start[b + 1]] for b in range(start.shape[0] - 1) if start[b + 1] > start[b]]
-    # held at most: the input, the scattered copy, the sorted buckets so far and each bucket being
-    # sorted three times over (one bucket of nearly all IDs: about 5 N); the scattered copy goes
-    # before the result is made
-    runs = map_chunks(sort_unique, parts)
-    del out, parts
-    return np.concatenate(runs)
+    return sort_unique_runs([ids[lo:hi] for lo, hi in chunk_bounds(ids.shape[0], max(1, -(-ids.shape[0] // pieces)))])
 
 
 @njit

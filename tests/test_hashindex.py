@@ -90,31 +90,6 @@ def test_index_built_on_threads_gives_every_value(threads, monkeypatch):
     check(keys, values, others[n - len(crowded):n - len(crowded) + 500])
 
 
-@pytest.mark.parametrize("threads", ["1", "2"])
-def test_an_index_reuses_the_memory_of_one_dropped(threads, monkeypatch):
-    # the backward pass hands the index it drops to the next one it builds: old keys must not leak
-    # into the new index, and a larger index than the memory holds gets memory of its own
-    monkeypatch.setenv("STRONGSOLVE_THREADS", threads)
-    monkeypatch.setattr(hashindex, "PARALLEL_BUILD_MIN", 1000)
-    rng = np.random.default_rng(3)
-    ids = np.unique(rng.integers(1, 2**60, 40_000, dtype=np.uint64))
-    rng.shuffle(ids)
-    first = hash_index(ids[:20_000], np.ones(20_000))
-    smaller = ids[20_000:35_000]
-    second = hash_index(smaller, np.full(smaller.size, 2.0), reuse=first)
-    assert np.shares_memory(first, second)
-    check(smaller, np.full(smaller.size, 2.0), ids[:20_000])  # the first index's keys are absent
-    out, missing = lookup(second, ids[:20_000])
-    assert missing == 20_000 and np.isnan(out).all()
-    third = hash_index(ids[:21_200], np.full(21_200, 3.0), reuse=second)  # within the 1/16 spare room
-    assert np.shares_memory(first, third)
-    out, missing = lookup(third, ids[:21_200])
-    assert missing == 0 and (out == 3.0).all()
-    larger = hash_index(ids, np.arange(ids.size, dtype=np.float64), reuse=third)
-    assert not np.shares_memory(first, larger)
-    check(ids, np.arange(ids.size, dtype=np.float64), np.array([2**61 + 1], np.uint64))
-
-
 def test_key_zero_is_never_found():
     # 0 marks a free slot, so no index holds it, empty or not
     for keys in (np.empty(0, np.uint64), np.arange(1, 100, dtype=np.uint64)):

@@ -95,17 +95,14 @@ def _build(keys, value_bits, index):
 
 @njit
 def _build_range(keys, value_bits, index, lo, hi, ahead):
-    """Clear the slots ``[lo, hi)``, then insert the keys whose home slot is in that range, probing
-    within it only; returns the positions (int64[K]) of those whose probe found the range full up
-    to ``hi - 1``, for :func:`_build` to insert afterwards. Writes no slot outside the range, so ranges that do not
+    """Insert the keys whose home slot is in ``[lo, hi)``, probing within that range only; returns
+    the positions (int64[K]) of those whose probe found the range full up to ``hi - 1``, for
+    :func:`_build` to insert afterwards. Writes no slot outside the range, so ranges that do not
     overlap are built on several threads at once."""
     size = np.uint64(index.shape[0])
     lo = np.uint64(lo)
     hi = np.uint64(hi)
     n = keys.shape[0]
-    for h in range(lo, hi):  # cleared here: the range's pages are first touched by its own thread
-        index[h, 0] = 0
-        index[h, 1] = 0
     deferred = np.empty(16, np.int64)
     k = 0
     for i in range(min(ahead, n)):
@@ -139,26 +136,8 @@ def _build_task(k, bounds, keys, value_bits, index):
     return _build_range(keys, value_bits, index, *bounds[k], PREFETCH_DISTANCE * len(bounds))
 
 
-def _storage(reuse, size):
-    """uint64[size, 2] (uncleared): in the memory of ``reuse`` (an index, or None) when it holds
-    enough, else new, with room for a slightly larger index to come."""
-    buffer = reuse
-    while isinstance(buffer, np.ndarray) and isinstance(buffer.base, np.ndarray):
-        buffer = buffer.base  # the whole allocation, not the last index's part of it
-    if (isinstance(buffer, np.ndarray) and buffer.dtype == np.uint64 and buffer.ndim == 1
-            and buffer.flags.c_contiguous and buffer.flags.writeable and buffer.size >= 2 * size):
-        return buffer[:2 * size].reshape(size, 2)
-    return np.empty(2 * (size + size // 16), np.uint64)[:2 * size].reshape(size, 2)
-
-
-def hash_index(keys, values, reuse=None):
+def hash_index(keys, values):
     """Hash index (module docstring) of a layer: ``keys`` with their ``values``.
-
-    With two threads or more (``parallel.default_workers()``) and at least ``PARALLEL_BUILD_MIN``
-    keys, each thread clears and fills the slots of its own range of home slots; the few keys whose
-    probe runs past their range's end are inserted after, one thread probing on into the next
-    range. The slots a key lands in may differ from a one-thread build; every look-up gives the
-    same value.
 
     Parameters
     ----------
@@ -166,12 +145,6 @@ def hash_index(keys, values, reuse=None):
         Distinct, nonzero (a layer's board IDs: a board of age >= 2 has a tile).
     values : float64[N]
         ``values[i]`` belongs to ``keys[i]``.
-    reuse : uint64[S', 2], optional
-        An index no longer needed (from this function): its memory holds the new index when large
-        enough. Memory first touched costs far more than memory reused (issue 20: on this project's
-        VM about 3 s of page faults per GB, the host taking back freed pages), and adjacent layers'
-        indexes are of about the same size, so the backward pass hands the index it drops to the
-        next one it builds. Its contents are lost.
 
     Returns
     -------
@@ -198,12 +171,11 @@ def hash_index(keys, values, reuse=None):
     if size >= 2**32:
         raise ValueError(f"hash_index: {keys.size} keys is too many for one index; allowed: fewer "
                          f"than {(2**32 - 1) * 2 // 3} (split the layer)")
-    index = _storage(reuse, size)
+    index = np.zeros((size, 2), np.uint64)
     keys = np.ascontiguousarray(keys)
     value_bits = np.ascontiguousarray(values).view(np.uint64)
     workers = default_workers()
     if workers < 2 or keys.size < PARALLEL_BUILD_MIN:
-        index.fill(0)
         _build(keys, value_bits, index)
         return index
     # each thread fills the slots of its own range of home slots; the few keys whose probe runs

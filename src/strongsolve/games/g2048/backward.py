@@ -201,7 +201,6 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
     t0 = time.perf_counter()
     window = {}  # age -> hash index of its afterstates with their values (ages n + 2 and n + 4)
     done_here = {}  # age -> (IDs, values) of a layer of this block, indexed when first needed
-    spare = []  # the index last dropped from the window: its warm memory holds the next one
 
     def indexed(n):
         if n not in window:
@@ -210,7 +209,7 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
             else:
                 ids = run.load_afterstates(n)[0]
                 values = run.load_values(n, ids)
-            window[n] = hash_index(ids, values, reuse=spare.pop() if spare else None)
+            window[n] = hash_index(ids, values)
         return window[n]
 
     done = []
@@ -237,8 +236,7 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
                 submit_layer_write(io, path, _encoder(run, n, ids, values, stats), values.nbytes,
                                    zstd_level=VALUES_ZSTD_LEVEL)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
-            dropped = window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
-            spare[:] = [dropped] if dropped is not None else []
+            window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
             done_here.pop(n + 4, None)
             if i + 1 < len(order):  # no index built for a kept age whose successors are kept too
                 done_here[n] = ids, values

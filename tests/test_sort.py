@@ -1,4 +1,4 @@
-"""kernels.sort: sort_unique (radix sort + dedup), its bucketed parallel form, radix_argsort and
+"""kernels.sort: sort_unique (radix sort + dedup), its bucketed parallel form over runs, radix_argsort and
 merge_unique against numpy; distinct (hash set)."""
 
 import numpy as np
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from strongsolve.kernels import sort as sort_module
 from strongsolve.kernels.sort import (RADIX_MIN, distinct, distinct_index, merge_unique, radix_argsort,
-                                     sort_unique, sort_unique_parallel, sort_unique_runs)
+                                     sort_unique, sort_unique_runs)
 
 
 @pytest.mark.parametrize("n", [0, 1, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 70_000])
@@ -31,7 +31,7 @@ def test_sort_unique_random_bit_patterns(values, shift):
 
 @pytest.mark.parametrize("threads", ["1", "2", "3"])
 @pytest.mark.parametrize("kind", ["wide", "narrow", "one_bucket", "constant", "top_bit"])
-def test_sort_unique_parallel_equals_numpy(kind, threads, monkeypatch):
+def test_sort_unique_runs_of_one_array_equals_numpy(kind, threads, monkeypatch):
     # buckets by the top varying bits: spread, a few values, nearly all in one bucket, all equal,
     # and IDs that differ in bit 63 only among others
     monkeypatch.setenv("STRONGSOLVE_THREADS", threads)
@@ -45,11 +45,9 @@ def test_sort_unique_parallel_equals_numpy(kind, threads, monkeypatch):
            "constant": np.full(n, 2**40 + 3, np.uint64),
            "top_bit": rng.integers(0, 2**20, n, dtype=np.uint64) | (
                rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63))}[kind]
-    out = sort_unique_parallel(ids)
+    out = sort_unique_runs([ids[:n // 3], ids[n // 3:]])  # views of one array, as a spill gives
     assert out.dtype == np.uint64
     np.testing.assert_array_equal(out, np.unique(ids))
-    with pytest.raises(TypeError, match="sort_unique_parallel needs uint64 IDs, got int64"):
-        sort_unique_parallel(ids.astype(np.int64))
 
 
 @pytest.mark.parametrize("threads", ["1", "2", "3"])

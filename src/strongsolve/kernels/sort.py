@@ -15,7 +15,7 @@ largest serial part of the forward stage (issue 20: 2 threads gave 1.39x).
 
 import numpy as np
 
-from ..parallel import chunk_bounds, default_workers, map_chunks
+from ..parallel import default_workers, map_chunks
 from .options import njit
 
 DIGIT_BITS = 8
@@ -278,30 +278,6 @@ def sort_unique_runs(runs):
     copies = _task_bounds(sizes, 4 * workers)
     map_chunks(_copy_buckets, list(range(len(copies))), copies, sorted_parts, offsets, result)
     return result
-
-
-def sort_unique_parallel(ids):
-    """:func:`sort_unique` on the stage's threads: :func:`sort_unique_runs` of ``ids`` cut into
-    pieces (views). The same array as :func:`sort_unique`.
-
-    Parameters
-    ----------
-    ids : uint64[N]
-
-    Returns
-    -------
-    uint64[M], M <= N, strictly increasing
-
-    Raises
-    ------
-    TypeError
-        If ``ids`` is not uint64.
-    """
-    require_uint64(ids, "sort_unique_parallel")
-    pieces = 4 * default_workers()
-    if pieces < 8 or ids.shape[0] < PARALLEL_SORT_MIN:
-        return sort_unique(ids)
-    return sort_unique_runs([ids[lo:hi] for lo, hi in chunk_bounds(ids.shape[0], max(1, -(-ids.shape[0] // pieces)))])
 
 
 @njit

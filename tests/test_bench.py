@@ -267,6 +267,11 @@ def test_projection_arithmetic_on_a_made_up_input(tmp_path):
     assert p["wall_s"]["linear"] == pytest.approx((5033.3333333 + 676.6666667) / 16)
     assert p["wall_s"]["amdahl"] == pytest.approx(5033.3333333 * 9 / 24 + 676.6666667 * 0.296875)
     assert "| total | | 1.6 | 0.1 h |" in proj.markdown(p)  # 5710 s = 1.59 core hours
+    # a 2-thread speed-up above 2 is taken as 2: both models are then linear, never beyond
+    scaling["records"][0]["speedup"] = 2.3
+    fwd = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)["stages"]["forward"]
+    assert (fwd["speedup_2"], fwd["speedup_2_model"]) == (2.3, 2.0)
+    assert fwd["speedup"] == {"linear": 16.0, "per_doubling": 16.0, "amdahl": 16.0}
     # a falling trend goes on falling above the largest measured layer; below the smallest it is held
     assert proj.core_seconds((10.0, -1.0), [1e4], smallest=10, largest=1000) == pytest.approx(1e4 / 6)
     assert proj.core_seconds((0.0, 1.0), [1.0], smallest=10, largest=1000) == pytest.approx(1.0)

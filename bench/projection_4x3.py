@@ -21,11 +21,11 @@ Inputs, all measured or published:
   published).
 - **the parallel speed-up**: the measured 2-thread speed-up S2 of each stage (``speedup`` of the
   threads_2 records of a ``bench/scaling_4x3.py`` JSON, default
-  ``bench/data/scaling_4x3_544-574_2026-12-03_825bcf0.json``: one block of 16 ages, as a job of the
-  4x3 preset holds; earlier runs on blocks of 2 ages are beside it), carried to ``--cores`` by two models, since linear scaling
-  already fails at 2 cores (S2 < 2); a measured S2 above 2 is taken as 2 (the forward's
-  one-thread path sorts its unions another way, with more memory, so one thread is not the
-  baseline the models assume):
+  ``bench/data/scaling_4x3_544-574_2026-12-03_825bcf0.json``: one block of 16 ages, as a job of
+  the 4x3 preset holds; earlier runs on blocks of 2 ages are beside it), carried to ``--cores`` by
+  two models, since linear scaling already fails at 2 cores for the backward (S2 < 2); a measured
+  S2 above 2 is taken as 2 (the forward's one-thread path sorts its unions another way, with more
+  memory, so one thread is not the baseline the models assume):
 
   - *per doubling*: every doubling of the cores keeps the measured efficiency S2 / 2,
     ``S(p) = p * (S2 / 2) ** log2(p)``;

@@ -24,8 +24,8 @@ Inputs, all measured or published:
   ``bench/data/scaling_4x3_544-574_2026-12-03_825bcf0.json``: one block of 16 ages, as a job of
   the 4x3 preset holds; earlier runs on blocks of 2 ages are beside it), carried to ``--cores`` by
   two models, since linear scaling already fails at 2 cores for the backward (S2 < 2); a measured
-  S2 above 2 is taken as 2 (the forward's one-thread path sorts its unions another way, with more
-  memory, so one thread is not the baseline the models assume):
+  S2 above 2 is taken as 2 (the forward's one-thread path of commit 825bcf0 sorted its unions
+  another way, with more memory, so one thread was not the baseline the models assume):
 
   - *per doubling*: every doubling of the cores keeps the measured efficiency S2 / 2,
     ``S(p) = p * (S2 / 2) ** log2(p)``;
@@ -147,8 +147,8 @@ def project(rates_doc, scaling_doc, cores=16, rate="per_cpu_s", layers=None,
         cpu = core_seconds(fit, stage_sizes, weights, smallest=points[0].min(), largest=points[0].max())
         s2 = next(r["speedup"] for r in scaling_doc["records"]
                   if r["stage"] == stage and r["config"] == "threads_2")
-        # above 2 on 2 threads (the forward's one-thread path sorts its unions another way, with
-        # more memory) no model may go beyond linear
+        # above 2 on 2 threads (the forward's one-thread path of 825bcf0 sorted its unions another
+        # way, with more memory) no model may go beyond linear
         s2_model = min(s2, 2.0)
         speedups = {"linear": float(cores), "per_doubling": speedup_per_doubling(s2_model, cores),
                     "amdahl": speedup_amdahl(s2_model, cores)}

@@ -220,8 +220,10 @@ def sort_unique_runs(runs):
     all on ``parallel.default_workers()`` threads (``STRONGSOLVE_THREADS`` or the usable CPUs).
     Issue 20: the forward stage concatenated a layer's chunks, scattered them and concatenated the
     sorted buckets on one thread, 11 of its 21 s per 4x3 age near 572 on 2 threads (two copies of
-    1e8 IDs into memory first touched by them); one thread or fewer than ``PARALLEL_SORT_MIN`` IDs
-    still concatenate and sort as :func:`sort_unique` does.
+    1e8 IDs into memory first touched by them). One thread takes the same path: concatenating the
+    chunks and sorting them in one piece took 71.5-74.3 s and 5.3 GiB for the 4x3 forward of ages
+    572-574 against 59.9-65.5 s and 3.7 GiB (issue 20, session 18). Fewer than
+    ``PARALLEL_SORT_MIN`` IDs are concatenated and sorted as :func:`sort_unique` does.
 
     Memory: the runs, then (the list is emptied once they are scattered) the scattered copy and the
     sorted buckets so far, each bucket sorted three times over while it is sorted, then the sorted
@@ -247,7 +249,7 @@ def sort_unique_runs(runs):
         require_uint64(run, "sort_unique_runs")
     n = sum(run.shape[0] for run in runs)
     workers = default_workers()
-    if workers < 2 or n < PARALLEL_SORT_MIN:
+    if n < PARALLEL_SORT_MIN:
         ids = np.concatenate(runs) if len(runs) > 1 else (runs[0] if runs else np.empty(0, np.uint64))
         runs.clear()
         return sort_unique(ids)

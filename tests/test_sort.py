@@ -1,5 +1,5 @@
-"""kernels.sort: sort_unique (radix sort + dedup), its bucketed parallel form over runs, radix_argsort and
-merge_unique against numpy; distinct (hash set)."""
+"""kernels.sort: sort_unique (numpy's sort or the radix sort, then dedup), its bucketed parallel form
+over runs, radix_argsort and merge_unique against numpy; distinct (hash set)."""
 
 import numpy as np
 import pytest
@@ -11,9 +11,24 @@ from strongsolve.kernels.sort import (RADIX_MIN, distinct, distinct_index, merge
                                      sort_unique, sort_unique_runs)
 
 
+@pytest.fixture(params=["numpy", "radix"])
+def sorter(request, monkeypatch):
+    """Either sort sort_unique may pick on a CPU (kernels.sort.numpy_sort_is_faster)."""
+    monkeypatch.setattr(sort_module, "numpy_sort_is_faster", lambda: request.param == "numpy")
+    return request.param
+
+
+def test_the_sort_choice_is_measured_once():
+    sort_module.numpy_sort_is_faster.cache_clear()
+    choice = sort_module.numpy_sort_is_faster()
+    assert isinstance(choice, bool)
+    assert sort_module.numpy_sort_is_faster.cache_info().hits == 0
+    assert sort_module.numpy_sort_is_faster() is choice
+
+
 @pytest.mark.parametrize("n", [0, 1, RADIX_MIN - 1, RADIX_MIN, RADIX_MIN + 1, 70_000])
 @pytest.mark.parametrize("high", [1, 255, 2**36, 2**64 - 1])
-def test_sort_unique_matches_numpy(n, high):
+def test_sort_unique_matches_numpy(n, high, sorter):
     ids = np.random.default_rng(n + high % 1000).integers(0, high, n, dtype=np.uint64, endpoint=True)
     out = sort_unique(ids)
     assert out.dtype == np.uint64
@@ -31,7 +46,7 @@ def test_sort_unique_random_bit_patterns(values, shift):
 
 @pytest.mark.parametrize("threads", ["1", "2", "3"])
 @pytest.mark.parametrize("kind", ["wide", "narrow", "one_bucket", "constant", "top_bit"])
-def test_sort_unique_runs_of_one_array_equals_numpy(kind, threads, monkeypatch):
+def test_sort_unique_runs_of_one_array_equals_numpy(kind, threads, monkeypatch, sorter):
     # buckets by the top varying bits: spread, a few values, nearly all in one bucket, all equal,
     # and IDs that differ in bit 63 only among others
     monkeypatch.setenv("STRONGSOLVE_THREADS", threads)
@@ -52,7 +67,7 @@ def test_sort_unique_runs_of_one_array_equals_numpy(kind, threads, monkeypatch):
 
 @pytest.mark.parametrize("threads", ["1", "2", "3"])
 @pytest.mark.parametrize("kind", ["wide", "narrow", "one_bucket", "top_bit"])
-def test_sort_unique_runs_equals_numpy_on_the_concatenation(kind, threads, monkeypatch):
+def test_sort_unique_runs_equals_numpy_on_the_concatenation(kind, threads, monkeypatch, sorter):
     # runs of very different lengths (a forward layer's chunks), empty ones among them, repeats
     # within and across runs; the list is emptied
     monkeypatch.setenv("STRONGSOLVE_THREADS", threads)

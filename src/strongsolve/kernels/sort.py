@@ -4,14 +4,22 @@ An LSD radix sort with 8-bit digits (issue 8: "radix sort for uint64 runs"): one
 histograms of every digit, then one stable scatter pass per digit that is not constant across the
 run (board IDs use 4 bits per cell, so a 3x3 board's IDs never touch the top 28 bits and those
 passes are skipped). 256 buckets keep the histograms and the scatter's write streams in L1. Measured
-on this project's machine: 18-22 ns per ID on runs of 6e4 to 1e6 IDs, 50 on 2.2e7 IDs, against 40,
-53 and 148 for ``numpy.sort``. Tiny runs go to ``numpy.sort``, whose constant cost is lower.
+on this project's first machine: 18-22 ns per ID on runs of 6e4 to 1e6 IDs, 50 on 2.2e7 IDs, against
+40, 53 and 148 for ``numpy.sort``. Tiny runs go to ``numpy.sort``, whose constant cost is lower.
+
+Where numpy sorts with SIMD (numpy 2's x86-simd-sort quicksort on an AVX-512 host), ``numpy.sort``
+wins instead: 5.4, 7.0 and 9.8 ns per 36-bit ID on runs of 6e4, 1e6 and 4e6 IDs against 13.9, 18.5
+and 30.2 for the radix sort (2026-12-03, issue 20). Which of the two runs is measured once per
+process (:func:`numpy_sort_is_faster`); both give the same result.
 
 :func:`sort_unique_runs` scatters a list of runs by their top varying bits into 256 buckets of
 disjoint value ranges and sorts the buckets, every step on the stage's threads
 (``parallel.map_chunks``): the union of a forward layer's chunks was one serial radix sort, the
 largest serial part of the forward stage (issue 20: 2 threads gave 1.39x).
 """
+
+import time
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,6 +28,7 @@ from .options import njit
 
 DIGIT_BITS = 8
 RADIX_MIN = 512  # below this many IDs numpy.sort is faster than the histogram set-up
+SORT_PROBE = 1 << 16  # IDs :func:`numpy_sort_is_faster` sorts both ways (a mid-size 3x3 layer)
 
 
 @njit
@@ -68,8 +77,9 @@ def _radix(keys, positions):
 def radix_argsort(keys):
     """Stable sorting permutation (int64[N]) of ``keys`` (uint64[N]): ``keys[perm]`` is sorted.
 
-    The radix sort of :func:`sort_unique`, carrying the positions. Callable from other kernels (the
-    look-ups of a queried state's successors are sorted with it, g2048.expand._resolve).
+    The radix sort :func:`sort_unique` uses where numpy's is slower, carrying the positions.
+    Callable from other kernels (the look-ups of a queried state's successors are sorted with it,
+    g2048.expand._resolve).
     """
     return _radix(keys, np.arange(keys.shape[0]))[1]
 
@@ -88,6 +98,29 @@ def _drop_repeats(a):
     return m
 
 
+@lru_cache(maxsize=None)
+def numpy_sort_is_faster():
+    """Whether ``numpy.sort`` sorts uint64 IDs faster than :func:`_radix` on this CPU.
+
+    Times both on :data:`SORT_PROBE` random 36-bit IDs (a 3x3 board's ID width), best of three
+    each, once per process (a few milliseconds). numpy's sort is a SIMD quicksort where the CPU
+    and the numpy build have one (module docstring), else an introsort the radix sort beats.
+    """
+    probe = np.random.default_rng(0).integers(0, 1 << 36, SORT_PROBE, dtype=np.uint64)
+    no_positions = np.empty(0, np.int64)
+
+    def best(sort):
+        sort()  # a first call loads the radix kernel from numba's cache
+        times = []
+        for _ in range(3):
+            t = time.perf_counter()
+            sort()
+            times.append(time.perf_counter() - t)
+        return min(times)
+
+    return best(lambda: np.sort(probe)) < best(lambda: _radix(probe, no_positions))
+
+
 def require_uint64(ids, user):
     """Raise TypeError naming ``user`` unless ``ids`` is a uint64 array (the board-ID dtype)."""
     if ids.dtype != np.uint64:
@@ -97,8 +130,8 @@ def require_uint64(ids, user):
 def sort_unique(ids, compact=True):
     """Sorted unique copy of a uint64 array.
 
-    Radix sort (module docstring) followed by a numba pass dropping repeats; several times faster
-    than ``numpy.unique``, which sorts with a comparison sort.
+    The faster of the radix sort and ``numpy.sort`` on this CPU (module docstring), followed by a
+    numba pass dropping repeats; several times faster than ``numpy.unique``.
 
     Parameters
     ----------
@@ -117,8 +150,10 @@ def sort_unique(ids, compact=True):
         If ``ids`` is not uint64.
     """
     require_uint64(ids, "sort_unique")
-    a = (_radix(np.ascontiguousarray(ids), np.empty(0, np.int64))[0] if ids.shape[0] >= RADIX_MIN
-         else np.sort(ids))
+    if ids.shape[0] < RADIX_MIN or numpy_sort_is_faster():
+        a = np.sort(ids)
+    else:
+        a = _radix(np.ascontiguousarray(ids), np.empty(0, np.int64))[0]
     a = a[:_drop_repeats(a)]
     return a.copy() if compact else a
 

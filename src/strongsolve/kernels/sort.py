@@ -18,6 +18,7 @@ disjoint value ranges and sorts the buckets, every step on the stage's threads
 largest serial part of the forward stage (issue 20: 2 threads gave 1.39x).
 """
 
+import threading
 import time
 from functools import lru_cache
 
@@ -98,14 +99,23 @@ def _drop_repeats(a):
     return m
 
 
-@lru_cache(maxsize=None)
+_PROBE_LOCK = threading.Lock()
+
+
 def numpy_sort_is_faster():
     """Whether ``numpy.sort`` sorts uint64 IDs faster than :func:`_radix` on this CPU.
 
     Times both on :data:`SORT_PROBE` random 36-bit IDs (a 3x3 board's ID width), best of three
-    each, once per process (a few milliseconds). numpy's sort is a SIMD quicksort where the CPU
-    and the numpy build have one (module docstring), else an introsort the radix sort beats.
+    each, once per process (a few milliseconds; under a lock, so that threads sorting buckets at
+    once neither repeat nor disturb it). numpy's sort is a SIMD quicksort where the CPU and the
+    numpy build have one (module docstring), else an introsort the radix sort beats.
     """
+    with _PROBE_LOCK:
+        return _probe_sorts()
+
+
+@lru_cache(maxsize=None)
+def _probe_sorts():
     probe = np.random.default_rng(0).integers(0, 1 << 36, SORT_PROBE, dtype=np.uint64)
     no_positions = np.empty(0, np.int64)
 
@@ -308,6 +318,7 @@ def sort_unique_runs(runs):
     parts = [out[start[b]:start[b + 1]] for b in range(1 << BUCKET_BITS) if start[b + 1] > start[b]]
     del out  # the parts keep it until the last bucket is sorted
     sorted_parts = [None] * len(parts)
+    numpy_sort_is_faster()  # measured here, before the threads sort the buckets
     sizes = map_chunks(_bucket_sort, list(range(len(parts))), parts, sorted_parts)
     offsets = np.zeros(len(sizes) + 1, np.int64)
     np.cumsum(sizes, out=offsets[1:])

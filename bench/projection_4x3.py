@@ -3,11 +3,12 @@
 Inputs, all measured or published:
 
 - **rates by layer size**: the JSON of ``bench/scaling_4x3.py --configs threads_1`` over several
-  blocks of ages; several runs' files pool their points (default: ``bench/data/rates_by_size_4x3_*.json``,
-  two runs of the same blocks). Each threads_1 record gives a point
-  (mean layer size of its block, rate per CPU second of the stage process: states/s for the forward,
-  afterstates/s for the backward). The CPU seconds include the stage process's start-up (about 2 s),
-  its I/O threads and its system time.
+  blocks of ages; several runs' files pool their points (default:
+  ``bench/data/rates_by_size_4x3_2026-12-03_1f25938.json``, the current code on an idle host; the
+  runs of 2026-12-02, ``rates_by_size_4x3_run1.json`` and ``_run2.json``, are beside it). Each
+  threads_1 record gives a point (mean layer size of its block, rate per CPU second of the stage
+  process: states/s for the forward, afterstates/s for the backward). The CPU seconds include the
+  stage process's start-up (about 2 s), its I/O threads and its system time.
 - **the trend**: per stage, a least-squares fit ``rate = a + b * log10(layer size)`` (log-linear),
   applied to every layer of the full solve. Outside the measured layer sizes it is not trusted to
   improve: below the smallest measured block the rate is the fit's at that block; above the largest
@@ -20,9 +21,10 @@ Inputs, all measured or published:
   times the published ratio 739,648,886,170 / 1,152,817,492,752 (no per-age afterstate counts are
   published).
 - **the parallel speed-up**: the measured 2-thread speed-up S2 of each stage (``speedup`` of the
-  threads_2 records of a ``bench/scaling_4x3.py`` JSON, default
-  ``bench/data/scaling_4x3_544-574_2026-12-03_825bcf0.json``: one block of 16 ages, as a job of
-  the 4x3 preset holds; earlier runs on blocks of 2 ages are beside it), carried to ``--cores`` by
+  threads_2 records of ``bench/scaling_4x3.py`` JSONs, each stage's from the last ``--scaling``
+  file that has it; default ``bench/data/scaling_4x3_544-574_2026-12-03_1f25938_forward.json`` and
+  ``_backward.json``: one block of 16 ages, as a job of the 4x3 preset holds; earlier runs, on
+  blocks of 2 ages too, are beside them), carried to ``--cores`` by
   two models, since linear scaling already fails at 2 cores for the backward (S2 < 2); a measured
   S2 above 2 is taken as 2 (the forward's one-thread path of commit 825bcf0 sorted its unions
   another way, with more memory, so one thread was not the baseline the models assume):
@@ -34,7 +36,7 @@ Inputs, all measured or published:
 Wall time on ``--cores`` cores = core seconds (sum over layers of size / rate) / S(cores). Prints
 JSON; ``--markdown`` prints the README's table instead.
 
-    python bench/projection_4x3.py [RATES_JSON ...] [--scaling SCALING_JSON] [--cores 16] [--markdown]
+    python bench/projection_4x3.py [RATES_JSON ...] [--scaling SCALING_JSON ...] [--cores 16] [--markdown]
 """
 
 import argparse
@@ -49,8 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from published_4x3 import PUBLISHED, published_states  # noqa: E402  (the per-age reader)
 
 DATA = Path(__file__).with_name("data")
-RATES = sorted(DATA.glob("rates_by_size_4x3_*.json"))
-SCALING = DATA / "scaling_4x3_544-574_2026-12-03_825bcf0.json"
+RATES = [DATA / "rates_by_size_4x3_2026-12-03_1f25938.json"]
+SCALING = [DATA / f"scaling_4x3_544-574_2026-12-03_1f25938_{stage}.json" for stage in ("forward", "backward")]
 SAMPLED = DATA / "kaneko_4x3_states_every_100_ages.txt"
 TOTAL_STATES = 1_152_817_492_752       # Kaneko & Yamashita 2025
 TOTAL_AFTERSTATES = 739_648_886_170    # Kaneko & Yamashita 2025
@@ -145,8 +147,13 @@ def project(rates_doc, scaling_doc, cores=16, rate="per_cpu_s", layers=None,
         fit = fit_log_linear(*points)
         stage_sizes = sizes if stage == "forward" else sizes * afterstate_ratio
         cpu = core_seconds(fit, stage_sizes, weights, smallest=points[0].min(), largest=points[0].max())
-        s2 = next(r["speedup"] for r in scaling_doc["records"]
-                  if r["stage"] == stage and r["config"] == "threads_2")
+        s2s = [r["speedup"] for r in scaling_doc["records"]
+               if r["stage"] == stage and r["config"] == "threads_2"]
+        if not s2s:
+            raise ValueError(f"projection: no threads_2 record of the {stage} in the scaling JSON; measure "
+                             f"one with python bench/scaling_4x3.py results/2048_4x3 --stages {stage} "
+                             "--configs threads_1,threads_2")
+        s2 = s2s[-1]  # the last file's (main() pools the --scaling files in order)
         # above 2 on 2 threads (the forward's one-thread path of 825bcf0 sorted its unions another
         # way, with more memory) no model may go beyond linear
         s2_model = min(s2, 2.0)
@@ -185,7 +192,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("rates", nargs="*", default=[str(p) for p in RATES],
                     help="scaling_4x3.py JSONs with threads_1 blocks (their points are pooled)")
-    ap.add_argument("--scaling", default=str(SCALING), help="scaling_4x3.py JSON with threads_2 speed-ups")
+    ap.add_argument("--scaling", action="append", default=None,
+                    help="scaling_4x3.py JSON with threads_2 speed-ups (repeatable: each stage's from the "
+                         "last file that has it)")
     ap.add_argument("--cores", type=int, default=16)
     ap.add_argument("--rate", default="per_cpu_s", choices=("per_cpu_s", "per_wall_s", "per_computed_s"))
     ap.add_argument("--markdown", action="store_true", help="print the README table instead of JSON")
@@ -193,18 +202,21 @@ def main(argv=None):
     if args.cores < 1:
         raise SystemExit(f"projection: --cores {args.cores} is not allowed; give a core count >= 1")
     if not args.rates:
-        raise SystemExit(f"projection: no rates JSON given and none in {DATA}; measure one with python "
+        raise SystemExit("projection: no rates JSON given; measure one with python "
                          "bench/scaling_4x3.py results/2048_4x3 --configs threads_1 --ages 100-110,572-574 "
                          f"> {DATA}/rates_by_size_4x3_run1.json")
+    scaling = args.scaling or [str(p) for p in SCALING]
     docs = []
-    for path in [*args.rates, args.scaling]:
+    for path in [*args.rates, *scaling]:
         if not Path(path).exists():
             raise SystemExit(f"projection: no {path}; make it with python bench/scaling_4x3.py results/2048_4x3 "
                              "... > FILE")
         docs.append(json.loads(Path(path).read_text()))
     try:
-        rates = {"records": [r for doc in docs[:-1] for r in doc["records"]]}
-        p = project(rates, docs[-1], cores=args.cores, rate=args.rate)
+        split = len(args.rates)
+        rates = {"records": [r for doc in docs[:split] for r in doc["records"]]}
+        speedups = {"records": [r for doc in docs[split:] for r in doc["records"]]}
+        p = project(rates, speedups, cores=args.cores, rate=args.rate)
     except ValueError as e:
         raise SystemExit(str(e)) from None
     print(markdown(p) if args.markdown else json.dumps(p, indent=1))

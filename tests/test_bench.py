@@ -272,6 +272,12 @@ def test_projection_arithmetic_on_a_made_up_input(tmp_path):
     fwd = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)["stages"]["forward"]
     assert (fwd["speedup_2"], fwd["speedup_2_model"]) == (2.3, 2.0)
     assert fwd["speedup"] == {"linear": 16.0, "per_doubling": 16.0, "amdahl": 16.0}
+    # several --scaling files pooled in order: a stage's speed-up is the last one's; none is refused
+    scaling["records"].append({"stage": "forward", "config": "threads_2", "speedup": 1.5})
+    fwd = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)["stages"]["forward"]
+    assert fwd["speedup_2"] == 1.5 and fwd["speedup"]["per_doubling"] == pytest.approx(16 * 0.75 ** 4)
+    with pytest.raises(ValueError, match="no threads_2 record of the backward"):
+        proj.project(rates, {"records": scaling["records"][:1]}, cores=16, layers=layers)
     # a falling trend goes on falling above the largest measured layer; below the smallest it is held
     assert proj.core_seconds((10.0, -1.0), [1e4], smallest=10, largest=1000) == pytest.approx(1e4 / 6)
     assert proj.core_seconds((0.0, 1.0), [1.0], smallest=10, largest=1000) == pytest.approx(1.0)

@@ -109,6 +109,11 @@ def numpy_sort_is_faster():
     each, once per process (a few milliseconds; under a lock, so that threads sorting buckets at
     once neither repeat nor disturb it). numpy's sort is a SIMD quicksort where the CPU and the
     numpy build have one (module docstring), else an introsort the radix sort beats.
+
+    Returns
+    -------
+    bool
+        True: :func:`sort_unique` sorts with ``numpy.sort``; False: with the radix sort.
     """
     with _PROBE_LOCK:
         return _probe_sorts()

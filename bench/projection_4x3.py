@@ -201,10 +201,6 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.cores < 1:
         raise SystemExit(f"projection: --cores {args.cores} is not allowed; give a core count >= 1")
-    if not args.rates:
-        raise SystemExit("projection: no rates JSON given; measure one with python "
-                         "bench/scaling_4x3.py results/2048_4x3 --configs threads_1 --ages 100-110,572-574 "
-                         f"> {DATA}/rates_by_size_4x3_run1.json")
     scaling = args.scaling or [str(p) for p in SCALING]
     docs = []
     for path in [*args.rates, *scaling]:

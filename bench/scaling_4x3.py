@@ -5,7 +5,7 @@ For a block of ages of an existing forward run (default ages 572-574 of results/
 (``strongsolve 2048 forward|backward RUN --ages A-B``) in its own subprocess, in a fresh run
 directory holding copies of only the input layers it needs:
 
-- ``threads_1``  ``STRONGSOLVE_THREADS=1`` (dask's threaded scheduler, one thread)
+- ``threads_1``  ``STRONGSOLVE_THREADS=1`` (one thread in the process)
 - ``threads_2``  ``STRONGSOLVE_THREADS=2``
 - ``workers_2``  ``--scheduler-address`` of a ``distributed.LocalCluster`` this script starts: 2 worker
   processes of 1 thread each.

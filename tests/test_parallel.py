@@ -1,8 +1,11 @@
-"""strongsolve.parallel: chunk bounds (equal pieces, balanced over the threads) and the worker count."""
+"""strongsolve.parallel: chunk bounds (equal pieces, balanced over the threads), the worker count,
+and chunks mapped on the threads of this process."""
+
+import threading
 
 import pytest
 
-from strongsolve.parallel import chunk_bounds, worker_count
+from strongsolve.parallel import chunk_bounds, map_chunks, worker_count
 
 
 def sizes(bounds):
@@ -47,3 +50,49 @@ def test_worker_count_reads_strongsolve_threads(monkeypatch):
             return {"tcp://a:1": 2, "tcp://b:1": 4}
 
     assert worker_count(Client()) == 6
+
+
+def _scaled(chunk, factor):
+    return [chunk * factor, threading.current_thread().name]
+
+
+def _maps_itself(chunk):
+    return map_chunks(_scaled, [chunk, chunk + 1], 10)
+
+
+def in_thread(fn, seconds=60):
+    """``fn()`` on a helper thread, failing after ``seconds`` (a deadlock) instead of hanging."""
+    out = []
+    thread = threading.Thread(target=lambda: out.append(fn()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert out, f"not done in {seconds} s"
+    return out[0]
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_map_chunks_gives_results_in_chunk_order_from_the_threads(monkeypatch, threads):
+    monkeypatch.setenv("STRONGSOLVE_THREADS", threads)
+    results = in_thread(lambda: map_chunks(_scaled, list(range(40)), 3))
+    assert [value for value, _ in results] == [3 * c for c in range(40)]
+    assert {name for _, name in results} <= {f"strongsolve-chunks_{k}" for k in range(int(threads))}
+
+
+def test_a_chunk_that_maps_chunks_gets_threads_of_its_own(monkeypatch):
+    # both threads of the pool run a chunk that maps two chunks and waits for them: on the same
+    # two threads they would wait forever
+    monkeypatch.setenv("STRONGSOLVE_THREADS", "2")
+    results = in_thread(lambda: map_chunks(_maps_itself, list(range(6))))
+    assert [[value for value, _ in inner] for inner in results] == [[10 * c, 10 * c + 10] for c in range(6)]
+
+
+def _fails_on_three(chunk):
+    if chunk == 3:
+        raise ValueError("chunk 3 is bad")
+    return chunk
+
+
+def test_map_chunks_raises_the_error_of_a_chunk(monkeypatch):
+    monkeypatch.setenv("STRONGSOLVE_THREADS", "2")
+    with pytest.raises(ValueError, match="^chunk 3 is bad$"):
+        map_chunks(_fails_on_three, list(range(8)))

@@ -1,10 +1,19 @@
-"""Chunk-level parallelism through dask (issue 4; the stumpy pattern of STYLE.md).
+"""Chunk-level parallelism: threads in this process, or a dask.distributed cluster (issue 4; the
+stumpy pattern of STYLE.md).
 
 Stages split a layer into chunks of equal work and run the same serial numba kernel (``nogil``) on
-each chunk: on dask's threaded scheduler by default, or on a ``dask.distributed`` cluster when the
-caller passes a :class:`distributed.Client` (the library never creates one itself except in
-:func:`client_for`, which the command-line layer calls). Results come back in chunk order, so the
-output does not depend on the scheduler or the number of workers.
+each chunk: on a pool of threads in this process by default (``concurrent.futures``), or on a
+``dask.distributed`` cluster when the caller passes a :class:`distributed.Client` (the library never
+creates one itself except in :func:`client_for`, which the command-line layer calls). Results come
+back in chunk order, so the output does not depend on the scheduler or the number of workers.
+
+The threads were dask's threaded scheduler until issue 20. A stage's calls are flat maps of
+independent chunks, for which its task graph (built, ordered and walked per call) is pure cost: 0.25
+ms per call of two empty tasks against 0.1 ms for a thread pool's ``map``, while a 3x3 age's tasks
+do a few ms of work. Three runs of the whole 3x3 solve each way, one after the other (2026-12-03,
+``python bench/workflow_overhead.py --board 3x3 --threads 2``): 13.9-15.7 s through the pool against
+15.8-16.7 s through dask, its backward stage 5.8-6.8 s against 7.0-7.6 s. dask's threaded scheduler
+runs its tasks on the same kind of pool.
 """
 
 import gc
@@ -12,8 +21,7 @@ import os
 import socket
 import threading
 import time
-
-from dask.threaded import get as get_threaded
+from concurrent.futures import ThreadPoolExecutor
 
 
 class _Bound:
@@ -27,7 +35,8 @@ class _Bound:
 
 
 def default_workers():
-    """Threads for the threaded scheduler: ``STRONGSOLVE_THREADS``, else the CPUs this process may use."""
+    """Threads that run the chunks in this process: ``STRONGSOLVE_THREADS``, else the CPUs this
+    process may use."""
     env = os.environ.get("STRONGSOLVE_THREADS")
     if env:
         return max(1, int(env))
@@ -89,7 +98,7 @@ def imap_chunks(fn, chunks, *shared, client=None, in_flight=None):
     *shared
         Arguments common to every task (tables, layers); sent once per batch to a cluster's workers.
     client : distributed.Client, optional
-        Run on this cluster; by default dask's threaded scheduler in this process.
+        Run on this cluster; by default on threads in this process (:func:`default_workers`).
     in_flight : int, optional
         Chunks per batch.
     """
@@ -117,16 +126,34 @@ def _compute(fn, chunks, shared, client):
         task = _Bound(fn, shared)
         if len(chunks) == 1:
             return [task(chunks[0])]
-        # a raw task graph on dask's threaded scheduler: ~0.5 ms per call, ten times less than
-        # dask.delayed + dask.compute, which matters for layers of a few thousand IDs
-        graph = {("chunk", k): (task, c) for k, c in enumerate(chunks)}
-        return get_threaded(graph, [("chunk", k) for k in range(len(chunks))],
-                            num_workers=default_workers())
+        return list(_thread_pool(default_workers()).map(task, chunks))
     # unique keys (hash=False): a hashed key shared by two calls can be released by one while the
     # other still needs it ("lost dependencies")
     shared_futures = client.scatter(list(shared), broadcast=True, hash=False)
     futures = client.map(fn, chunks, *[[f] * len(chunks) for f in shared_futures], pure=False)
     return client.gather(futures)
+
+
+_POOLS = {}  # (ident of the calling thread, threads) -> ThreadPoolExecutor
+_POOLS_LOCK = threading.Lock()
+
+
+def _thread_pool(workers):
+    """The pool of ``workers`` threads that runs the calling thread's chunks, made on first use.
+
+    One pool per calling thread, as dask's threaded scheduler keeps them: a thread that maps chunks
+    while its own chunk runs on a pool (a helper thread's work, a task of a task) gets threads of its
+    own instead of waiting for the ones it occupies. The pools of threads that have ended are shut
+    down when a new pool is made."""
+    key = (threading.get_ident(), workers)
+    with _POOLS_LOCK:
+        pool = _POOLS.get(key)
+        if pool is None:
+            alive = {thread.ident for thread in threading.enumerate()}
+            for gone in [k for k in _POOLS if k[0] not in alive]:
+                _POOLS.pop(gone).shutdown(wait=False)
+            pool = _POOLS[key] = ThreadPoolExecutor(workers, thread_name_prefix="strongsolve-chunks")
+    return pool
 
 
 ANSWER_SECONDS = 15.0  # client_for answers within this, whatever listens at the address

@@ -20,6 +20,7 @@ from strongsolve.store.layers import (
     CorruptLayerError,
     block_manifest,
     checksum,
+    layer_bytes,
     read_attrs,
     read_layer,
     remove_stale_temporaries,
@@ -320,3 +321,14 @@ def test_identical_rewrite_leaves_the_file_and_its_mtime(tmp_path):
     assert json.loads(manifest.read_text()) == {"ages": [{"age": 6}], "seconds": 0.25}
     write_text_atomic(path, "age,states\n4,3\n")
     assert path.read_text() == "age,states\n4,3\n"
+
+
+@pytest.mark.parametrize("size", [0, 100, 5000, 300_000])
+def test_layer_bytes_is_the_size_of_every_file_of_the_layer(tmp_path, size):
+    path = tmp_path / "age_000042.zarr"
+    rng = np.random.default_rng(size)
+    write_layer(path, {"ids": rng.integers(0, 2**40, size).astype(np.uint64), "more": np.arange(size % 7)},
+                {"age": 42})
+    files = [os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs]
+    assert len(files) >= 3  # the group's zarr.json and each array's (chunks: not when all zero)
+    assert layer_bytes(path) == sum(os.path.getsize(f) for f in files)

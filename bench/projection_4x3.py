@@ -22,9 +22,10 @@ Inputs, all measured or published:
   published).
 - **the parallel speed-up**: the measured 2-thread speed-up S2 of each stage (``speedup`` of the
   threads_2 records of ``bench/scaling_4x3.py`` JSONs, each stage's from the last ``--scaling``
-  file that has it; default ``bench/data/scaling_4x3_544-574_2026-12-03_1f25938_forward.json`` and
-  ``_backward.json``: one block of 16 ages, as a job of the 4x3 preset holds; earlier runs, on
-  blocks of 2 ages too, are beside them), carried to ``--cores`` by
+  file that has it; default ``bench/data/scaling_4x3_544-574_2026-12-03_c91f5c3_forward.json`` and
+  ``_backward.json``: one block of 16 ages, as a job of the 4x3 preset holds, the stages' threads
+  on a thread pool since that commit; earlier runs, on blocks of 2 ages too, are beside them),
+  carried to ``--cores`` by
   two models, since linear scaling already fails at 2 cores for the backward (S2 < 2); a measured
   S2 above 2 is taken as 2 (the forward's one-thread path of commit 825bcf0 sorted its unions
   another way, with more memory, so one thread was not the baseline the models assume):
@@ -52,7 +53,7 @@ from published_4x3 import PUBLISHED, published_states  # noqa: E402  (the per-ag
 
 DATA = Path(__file__).with_name("data")
 RATES = [DATA / "rates_by_size_4x3_2026-12-03_1f25938.json"]
-SCALING = [DATA / f"scaling_4x3_544-574_2026-12-03_1f25938_{stage}.json" for stage in ("forward", "backward")]
+SCALING = [DATA / f"scaling_4x3_544-574_2026-12-03_c91f5c3_{stage}.json" for stage in ("forward", "backward")]
 SAMPLED = DATA / "kaneko_4x3_states_every_100_ages.txt"
 TOTAL_STATES = 1_152_817_492_752       # Kaneko & Yamashita 2025
 TOTAL_AFTERSTATES = 739_648_886_170    # Kaneko & Yamashita 2025

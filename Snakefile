@@ -32,13 +32,13 @@ rule all:
 
 
 # The answers of the run on the terminal, after Snakemake's own lines: each game of config["games"]
-# whose result files exist (strongsolve/headline.py). Either way the run ends, the scheduler's
-# pending timers are cancelled, so that the process exits then and not a second later (common.smk).
+# whose result files exist (strongsolve/headline.py). Either way the run ends, the process exits
+# then, not a second later (common.smk, exit_promptly).
 onsuccess:
     print(headline(config["games"], g2048_dir=G2048_DIR, shutbox=SHUTBOX_TARGETS, ludo=LUDO_TARGETS,
                    truco=TRUCO_TARGETS), end="")
-    cancel_rescheduling_timers()
+    exit_promptly()
 
 
 onerror:
-    cancel_rescheduling_timers()
+    exit_promptly()

@@ -26,7 +26,7 @@ from test_workflow import SNAKEMAKE, snakemake, workflow_copy
 
 def rebuild(run_dir):
     """The repair a run made by `strongsolve 2048 solve` gets: that command again (it rewrites the
-    report); a workflow run gets its Snakemake command with --forcerun g2048_report (below)."""
+    report); a workflow run gets its Snakemake command forcing the rule of its report (below)."""
     return f"strongsolve 2048 solve {run_dir} --rows 2 --cols 2 --p2 0.9 --target-tile 0"
 
 
@@ -133,7 +133,8 @@ def test_damaged_solution_is_rebuilt_by_following_the_message(tmp_path, capsys):
         code, _, stderr = cli(capsys, "2048", "query", path.parent, "2 2 / . .")
         assert code == 2 and f"{path} " in stderr
         command = re.fullmatch(r".*Rebuild it with `([^`]+)`\n", stderr, re.S).group(1)
-        assert command.startswith("snakemake --cores all") and command.endswith(" --forcerun g2048_report")
+        # the report's rule: this run is one block, so its one job (g2048_report for several blocks)
+        assert command.startswith("snakemake --cores all") and command.endswith(" --forcerun g2048_solve")
         repair = subprocess.run(command, shell=True, cwd=wf, env=env, capture_output=True, text=True,
                                 timeout=600)
         assert repair.returncode == 0, repair.stderr[-3000:]

@@ -13,12 +13,15 @@ import json
 import os
 import random
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import naive
+from strongsolve.cli import main as cli_main
 from strongsolve.games.g2048 import pipeline
 from strongsolve.games.g2048 import run as run_module
 from strongsolve.games.g2048.backward import run_backward
@@ -131,6 +134,39 @@ def test_each_stage_flushes_the_file_system_once_before_its_manifest(tmp_path, m
     assert len(fsyncs) == 4
 
 
+def test_solve_block_report_needs_every_age_of_the_run(tmp_path, capsys):
+    run_dir = tmp_path / "2048_2x2"
+    code = cli_main(["2048", "solve-block", str(run_dir), "--rows", "2", "--cols", "2",
+                     "--ages", "4-30", "--report"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--report needs every age of the run in the block, --ages 4-60" in err
+    assert not run_dir.exists()  # refused before anything was written
+
+
+def test_solve_block_report_writes_the_report_and_plots(tmp_path, capsys):
+    run_dir = tmp_path / "2048_2x2"
+    code = cli_main(["2048", "solve-block", str(run_dir), "--rows", "2", "--cols", "2",
+                     "--ages", "4-60", "--report"])
+    assert code == 0
+    doc = json.loads((run_dir / "solution.json").read_text())
+    assert doc["expected_score"] == pytest.approx(naive.solve(2, 2).expected_score, rel=1e-9)
+    assert f"expected score {doc['expected_score']!r} points" in capsys.readouterr().err
+    assert sorted(p.name for p in (run_dir / "plots").iterdir()) == ["layers_per_age.png", "values_per_age.png"]
+
+
+def test_the_program_exits_with_the_commands_status_and_a_frozen_collector(tmp_path):
+    """``strongsolve`` (cli.run) skips the interpreter's last garbage collections (gc.freeze) and
+    keeps the command's exit status; atexit handlers still run."""
+    code = ("import atexit, gc, sys\n"
+            "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\n"
+            "from strongsolve.cli import run\n"
+            f"sys.argv = ['strongsolve', '2048', 'plots', {str(tmp_path / 'nowhere')!r}]\n"
+            "run()\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "strongsolve: error:" in proc.stderr
+    assert proc.stdout == "frozen True\n"
+
+
 def test_sync_file_system_names_a_missing_directory(tmp_path):
     with pytest.raises(FileNotFoundError, match="nowhere"):
         atomic.sync_file_system(tmp_path / "nowhere")
@@ -177,8 +213,11 @@ def one_job_reference(tmp_path_factory):
 @pytest.mark.slow
 def test_one_block_run_is_one_job_with_the_naive_values(one_job_reference):
     run_dir = one_job_reference / RUN
+    # one job: the stages, then the report and the plots (in the same process since issue 20)
     logs = sorted(p.name for p in (run_dir / "logs").glob("*.log") if ".attempts" not in p.name)
-    assert logs == ["plots.log", "report.log", "solve_000004-000252.log"]
+    assert logs == ["solve_000004-000252.log"]
+    assert sorted(p.name for p in (run_dir / "plots").iterdir()) == ["layers_per_age.png", "values_per_age.png"]
+    assert (run_dir / "summary.csv").is_file() and (run_dir / "summary.csv.sha256").is_file()
     doc = json.loads((run_dir / "solution.json").read_text())
     ref = naive.solve(2, 3)
     counts = naive.canonical_counts(2, 3)

@@ -1,5 +1,3 @@
-import sys
+from strongsolve.cli import run
 
-from strongsolve.cli import main
-
-sys.exit(main())
+run()

@@ -3,6 +3,8 @@
 # manifest (the job's declared output). A killed job leaves complete layers (atomic renames) that
 # the rerun verifies and keeps, so only missing ages are computed again.
 
+from strongsolve.games.g2048.plots import plot_names
+
 G2048_ARGS = (f"{G2048_DIR} --rows {G['rows']} --cols {G['cols']} --p2 {G['spawn']['p2']!r} "
               f"--target-tile {G2048_RUN.target_tile}")
 G2048_STAGE_ARGS = (f"--chunk {config['dask']['chunk']}" if config["dask"]["chunk"] else "") + (
@@ -18,24 +20,29 @@ G2048_ENV = "MALLOC_MMAP_THRESHOLD_=1048576 " if config["memory_limit"] else ""
 G2048_PRIORITY = 10
 
 
+G2048_STAGE = "values" if G2048_SOLVED else "afterstates"
+G2048_OUTPUTS = [f"{G2048_DIR}/summary.csv"] + ([f"{G2048_DIR}/solution.json"] if G2048_SOLVED else [])
+G2048_PLOTS = [f"{G2048_DIR}/plots/{name}" for name in plot_names(G2048_SOLVED)]
+
 # A run whose ages make one block (every 3x3 run: 1,021 ages, ages_per_job 1024) is solved by one
-# job, forward then backward in one process (`strongsolve 2048 solve-block`): one start-up fewer, and
-# the afterstates stay in memory for the backward pass instead of being read back (issue 20: 3x3 in
-# 44 s wall against 12.5 s of kernels). Larger runs keep a job per block and stage, so a kill costs at
-# most a block of one stage. Both ways write the same layers and manifests.
+# job, forward, backward, report and plots in one process (`strongsolve 2048 solve-block --report`):
+# no other start-up, and the afterstates stay in memory for the backward pass instead of being read
+# back (issue 20: 3x3 in 44 s wall against 12.5 s of kernels; the report and plots as jobs of their
+# own took 1.5 s more, mostly imports and JIT loads). Larger runs keep a job per block and stage, so
+# a kill costs at most a block of one stage. Both ways write the same layers, manifests and report.
 G2048_ONE_JOB = G2048_SOLVED and len(G2048_BLOCKS) == 1
 
 if G2048_ONE_JOB:
+    G2048_BLOCK = block_name(G2048_BLOCKS[0])
 
     rule g2048_solve:
         output:
-            f"{G2048_DIR}/afterstates/block_{{first}}-{{last}}.json",
-            f"{G2048_DIR}/values/block_{{first}}-{{last}}.json",
+            f"{G2048_DIR}/afterstates/block_{G2048_BLOCK}.json",
+            f"{G2048_DIR}/values/block_{G2048_BLOCK}.json",
+            G2048_OUTPUTS,
+            G2048_PLOTS,
         log:
-            f"{G2048_DIR}/logs/solve_{{first}}-{{last}}.log",
-        wildcard_constraints:
-            first=r"\d{6}",
-            last=r"\d{6}",
+            f"{G2048_DIR}/logs/solve_{G2048_BLOCK}.log",
         threads: G["threads"]
         priority: G2048_PRIORITY
         resources:
@@ -49,7 +56,7 @@ if G2048_ONE_JOB:
         shell:
             logged(
                 "env {params.env}STRONGSOLVE_THREADS={threads} strongsolve 2048 solve-block {params.run} "
-                "{params.stage} --ages {wildcards.first}-{wildcards.last}"
+                f"{{params.stage}} --ages {G2048_BLOCK} --report"
             )
 
 else:
@@ -136,25 +143,23 @@ rule g2048_policy_all:
         [f"{G2048_DIR}/policy/block_{block_name(b)}.json" for b in G2048_BLOCKS] if G2048_SOLVED else [],
 
 
-G2048_STAGE = "values" if G2048_SOLVED else "afterstates"
-G2048_OUTPUTS = [f"{G2048_DIR}/summary.csv"] + ([f"{G2048_DIR}/solution.json"] if G2048_SOLVED else [])
+if not G2048_ONE_JOB:
 
-
-rule g2048_report:
-    input:
-        [f"{G2048_DIR}/{G2048_STAGE}/block_{block_name(b)}.json" for b in G2048_BLOCKS],
-    output:
-        G2048_OUTPUTS,
-    log:
-        f"{G2048_DIR}/logs/report.log",
-    priority: G2048_PRIORITY
-    params:
-        run=G2048_ARGS,
-        max_age="" if G2048_SOLVED else f"--max-age {MAX_AGE}",
-    conda:
-        "../envs/strongsolve.yaml"
-    shell:
-        logged("strongsolve 2048 report {params.run} {params.max_age}")
+    rule g2048_report:
+        input:
+            [f"{G2048_DIR}/{G2048_STAGE}/block_{block_name(b)}.json" for b in G2048_BLOCKS],
+        output:
+            G2048_OUTPUTS,
+        log:
+            f"{G2048_DIR}/logs/report.log",
+        priority: G2048_PRIORITY
+        params:
+            run=G2048_ARGS,
+            max_age="" if G2048_SOLVED else f"--max-age {MAX_AGE}",
+        conda:
+            "../envs/strongsolve.yaml"
+        shell:
+            logged("strongsolve 2048 report {params.run} {params.max_age}")
 
 
 G2048_TARGETS = G2048_OUTPUTS

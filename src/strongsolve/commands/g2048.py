@@ -62,15 +62,33 @@ def _backward(args):
 
 def _solve_block(args):
     from ..games.g2048.pipeline import solve_block
-    solve_block(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
+    run = _run(args)
+    ages = _ages(args.ages)
+    if args.report and ages != run.ages():
+        every = run.ages()
+        raise ValueError(f"--report needs every age of the run in the block, --ages "
+                         f"{every[0]}-{every[-1]}; --ages {args.ages} leaves the report to "
+                         "`strongsolve 2048 report` once every block is solved")
+    solve_block(run, ages, memory_limit=args.memory_limit, **_stage_options(args))
+    if args.report:  # in this process: its imports and JIT are warm (issue 20)
+        from ..games.g2048.plots import write_plots
+        from ..games.g2048.report import run_report
+        _print_report(run, run_report(run), None)
+        write_plots(run.directory)
 
 
 def _report(args):
-    from ..games.g2048.report import run_report, summary_rows
+    from ..games.g2048.report import run_report
     run = _run(args)
-    doc = run_report(run, args.max_age)
+    _print_report(run, run_report(run, args.max_age), args.max_age)
+
+
+def _print_report(run, doc, max_age):
+    """The report's answer on stderr: the expected score (or probability of the target tile) and
+    the counts, or for a forward-only run (``doc`` None) the counts of summary.csv."""
+    from ..games.g2048.report import summary_rows
     if doc is None:  # forward-only: the counts of summary.csv
-        rows = summary_rows(run, args.max_age)
+        rows = summary_rows(run, max_age)
         print(f"forward pass to age {rows[-1]['age']}: {sum(r['states'] for r in rows)} states "
               f"({sum(r['terminal_states'] for r in rows)} terminal), "
               f"{sum(r['afterstates'] for r in rows)} afterstates; no values (a forward-only run: "
@@ -185,6 +203,11 @@ def register(subparsers):
         _add_run_args(q)
         q.add_argument("--ages", required=True, help="block of ages FIRST-LAST, e.g. 4-130")
         _add_stage_args(q)
+        if name == "solve-block":
+            q.add_argument("--report", action="store_true",
+                           help="then write the report (summary.csv, solution.json) and the plots, "
+                                "as the report and plots actions do; needs every age of the run in "
+                                "the block (the g2048_solve rule)")
         q.set_defaults(handler=handler)
     q = sub.add_parser("report", help="report stage: summary.csv and solution.json")
     _add_run_args(q)

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ...store.checksums import read_json_checked, read_text_checked, write_json_checked, write_text_checked
-from ...store.layers import layer_bytes
+from ...store.layers import layer_bytes, stage_rule
 from ...store.rerun import base_command, is_snakemake_command
 from ...store.lock import holding_run_lock
 from .backward import state_values
@@ -20,8 +20,6 @@ from .board import age, decode, start_states
 from .spawn import expected_value
 
 SUMMARY_COLUMNS = ["age", "states", "afterstates", "terminal_states", "bytes", "bits_per_afterstate"]
-REPORT_RULE = "g2048_report"
-"""The Snakemake rule that writes ``summary.csv`` and ``solution.json`` (workflow/rules/g2048.smk)."""
 
 
 def summary_rows(run, max_age=None):
@@ -75,7 +73,7 @@ def read_summary(run_dir):
         If it or its checksum file is damaged or edited; the message names the file and the command
         that rebuilds it.
     """
-    text = read_text_checked(Path(run_dir) / "summary.csv", REPORT_RULE)
+    text = read_text_checked(Path(run_dir) / "summary.csv", stage_rule(run_dir, "report"))
     return [{k: (float(v) if k == "bits_per_afterstate" else int(v)) for k, v in row.items()}
             for row in csv.DictReader(io.StringIO(text))]
 
@@ -101,7 +99,7 @@ def read_solution(run_dir):
         If it is truncated, not JSON, has no checksum or does not match it (a value edited); the
         message names the file and the command that rebuilds it from the layers.
     """
-    return read_json_checked(Path(run_dir) / "solution.json", REPORT_RULE)
+    return read_json_checked(Path(run_dir) / "solution.json", stage_rule(run_dir, "report"))
 
 
 def solution(run, rows):

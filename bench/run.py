@@ -215,7 +215,8 @@ def work_forward(rows, cols, max_age, memory_limit=None, workdir=None):
 def work_backward(rows, cols, max_age, memory_limit=None, workdir=None):
     """Back up every layer of ages <= max_age (see the module docstring for the synthetic case)."""
     import numpy as np
-    from strongsolve.games.g2048.board import last_age, tables
+    from strongsolve.games.g2048.board import tables
+    from strongsolve.games.g2048.shape import last_age
     from strongsolve.games.g2048.forward import forward_layers
     _warm()
     last = last_age(rows, cols)

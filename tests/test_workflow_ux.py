@@ -3,6 +3,7 @@
 ``snakemake --lint``. Expected values come from the brute-force references of tests/naive.py."""
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -227,3 +228,23 @@ def test_job_script_shows_stderr_while_the_job_runs_and_appends_every_attempt(tm
             assert len(re.findall(r"^=== attempt \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC ===$", text,
                                   flags=re.M)) == attempt
             assert text.count("result\n") == attempt and text.count("error: bad\n") == attempt
+
+
+@pytest.mark.parametrize("games, loaded", [("[g2048]", False), ("[g2048, shutbox, ludo]", False),
+                                           ("[truco]", True)])
+def test_parsing_the_snakefile_loads_no_kernel_library(tmp_path, games, loaded):
+    """Every snakemake command parses the Snakefile: its imports stay light, without numba or zarr
+    (issue 20: they took 0.4 s of each command), unless the run plays Truco, whose rules need its
+    kernels. Checked at the end of the parse of a dry run, over a finished 2x2 run directory (the
+    run directory's check reads its layers' attributes)."""
+    wf = workflow_copy(tmp_path)
+    (wf / "small.yaml").write_text(f"games: {games}\ng2048: {{rows: 2, cols: 2}}\n")
+    probe = ('\nimport sys as _sys\nprint("LOADED", sorted(m for m in ("numba", "zarr", "numcodecs", '
+             '"matplotlib", "dask") if m in _sys.modules))\n')
+    with open(wf / "Snakefile", "a") as f:
+        f.write(probe)
+    pipeline.solve(wf / "results" / "2048_2x2", 2, 2, log=open(os.devnull, "w"))
+    proc = snakemake(wf, "-n", "--configfile", "small.yaml")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line, = [l for l in proc.stdout.splitlines() if l.startswith("LOADED")]
+    assert (line == "LOADED []") is not loaded, line

@@ -40,18 +40,15 @@ from pathlib import Path
 
 import google_crc32c
 import numpy as np
-from numcodecs import Zstd
-from zarr.api import asynchronous as zarr_async
-from zarr.codecs import BytesCodec, Crc32cCodec, ZstdCodec
-from zarr.core.buffer import default_buffer_prototype
-from zarr.core.group import GroupMetadata
-from zarr.core.sync import sync
-from zarr.storage import MemoryStore
 
 from .atomic import fsync_dir, temporary_name, write_failed
 from .errors import CorruptLayerError
 from .rerun import policy_command, rerun_command
 from .lock import holds_writer_lock
+
+# zarr and numcodecs are imported by the functions that write or read arrays: the workflow's
+# Snakefile imports this module (a run's job list, its repair hints) and reads attributes only,
+# which need neither (issue 20: the Snakefile's imports took 0.4 s of every snakemake command).
 
 FORMAT = "strongsolve-layer/1"
 CHUNK = 1 << 20  # elements per zarr chunk: 8 MiB of uint64/float64, large enough to stream well
@@ -212,6 +209,7 @@ def write_layer(path, arrays, attrs, zstd_level=1, durable=True, chunk=CHUNK):
         if is_small(arrays) and all(len(a) <= min(chunk, CHUNK) for a in arrays.values()):
             _write_files(tmp, _encode_small(arrays, attrs, zstd_level), durable)
         else:
+            from zarr.core.sync import sync
             sync(_write_group(str(tmp), arrays, attrs, zstd_level, chunk))
             if durable:
                 _fsync_tree(tmp)
@@ -228,6 +226,8 @@ def write_layer(path, arrays, attrs, zstd_level=1, durable=True, chunk=CHUNK):
 
 async def _write_group(store, arrays, attrs, zstd_level, chunk):
     """Write a layer's group into ``store`` (a directory name, or a ``MemoryStore``)."""
+    from zarr.api import asynchronous as zarr_async
+    from zarr.codecs import BytesCodec, Crc32cCodec, ZstdCodec
     group = await zarr_async.open_group(store=store, mode="w-", zarr_format=3)
 
     async def write_array(name, a):
@@ -243,6 +243,7 @@ async def _write_group(store, arrays, attrs, zstd_level, chunk):
 
 
 async def _read_group(path, with_arrays):
+    from zarr.api import asynchronous as zarr_async
     group = await zarr_async.open_group(store=str(path), mode="r")
     attrs = _verified_attrs(path, dict(group.attrs))
     if not with_arrays:
@@ -266,6 +267,8 @@ async def _read_group(path, with_arrays):
 def _array_metadata(dtype_str, zstd_level):
     """The ``zarr.json`` of a one-element array of ``dtype_str`` as :func:`_write_group` makes it
     (a dict, zarr's key order), the template of :func:`_encode_small`."""
+    from zarr.core.sync import sync
+    from zarr.storage import MemoryStore
     files = {}
     sync(_write_group(MemoryStore(store_dict=files), {"a": np.zeros(1, np.dtype(dtype_str))}, {},
                       zstd_level, CHUNK))
@@ -280,6 +283,9 @@ def _encode_small(arrays, attrs, zstd_level):
     :data:`CHUNK`): zstd at ``zstd_level``, then its CRC32C, little-endian; an empty array, or one
     whose bytes are all zero (the fill value 0, not -0.0: zarr compares bit patterns), has no chunk
     file (zarr's ``write_empty_chunks`` False)."""
+    from numcodecs import Zstd
+    from zarr.core.buffer import default_buffer_prototype
+    from zarr.core.group import GroupMetadata
     files = {"zarr.json": GroupMetadata(attributes=attrs).to_buffer_dict(
         default_buffer_prototype())["zarr.json"].to_bytes()}
     for name, a in arrays.items():
@@ -401,6 +407,7 @@ def _open_layer(path, with_arrays):
     path = Path(path)
     if not path.is_dir():
         raise CorruptLayerError(f"layer {path} is missing; {_rebuild_hint(path)}")
+    from zarr.core.sync import sync
     try:
         return sync(_read_group(path, with_arrays))
     except CorruptLayerError:

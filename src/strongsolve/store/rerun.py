@@ -141,7 +141,7 @@ def inferred_command(run_dir, to_last_age=False):
     str or None
         None when the directory holds no manifest or layer to read the parameters from.
     """
-    from ..games.g2048.board import last_age  # lazy: the store does not need the game to load
+    from ..games.g2048.shape import last_age  # lazy: the store does not need the game to load
 
     run_dir = Path(run_dir)
     params = _run_params(run_dir)

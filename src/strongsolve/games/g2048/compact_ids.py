@@ -27,7 +27,8 @@ import numpy as np
 from numba import prange
 
 from ...kernels.options import njit, njit_parallel
-from .board import MAX_EXPONENT, check_shape
+from .board import MAX_EXPONENT
+from .shape import check_shape
 
 _U0 = np.uint64(0)
 _U15 = np.uint64(15)

@@ -13,12 +13,7 @@ from .backward import run_backward
 from .forward import run_forward
 from .kept import KEEP_BYTES, KeptLayers
 from .report import run_report
-from .run import DEFAULT_P2, Run
-
-
-def blocks(ages, ages_per_job):
-    """Split a list of ages into consecutive blocks of at most ``ages_per_job`` ages."""
-    return [ages[i:i + ages_per_job] for i in range(0, len(ages), ages_per_job)]
+from .run import DEFAULT_P2, Run, blocks
 
 
 def keep_budget(memory_limit=None, keep_bytes=KEEP_BYTES):

@@ -14,8 +14,6 @@ import sys
 import uuid
 from pathlib import Path
 
-from .solution import Solution
-
 LAYERS_PLOT = "layers_per_age.png"
 VALUES_PLOT = "values_per_age.png"
 
@@ -56,6 +54,8 @@ def write_plots(results_dir, log=sys.stderr):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from .solution import Solution  # here: the Snakefile imports plot_names
 
     solution = Solution(results_dir)
     solved = solution.solved

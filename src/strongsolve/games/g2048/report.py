@@ -15,9 +15,11 @@ from ...store.checksums import read_json_checked, read_text_checked, write_json_
 from ...store.layers import layer_bytes, stage_rule
 from ...store.rerun import base_command, is_snakemake_command
 from ...store.lock import holding_run_lock
-from .backward import state_values
-from .board import age, decode, start_states
 from .spawn import expected_value
+
+# The kernels (.backward, .board: numba) are imported by solution(), which values the start states:
+# the workflow's Snakefile reads a run's report through this module (its closing lines) and should
+# not load numba (issue 20).
 
 SUMMARY_COLUMNS = ["age", "states", "afterstates", "terminal_states", "bytes", "bits_per_afterstate"]
 
@@ -122,6 +124,8 @@ def solution(run, rows):
     made outside the workflow (``strongsolve 2048 solve``: its hints name that command with the run
     directory as it is then given, so a moved directory still gets the right one).
     """
+    from .backward import state_values
+    from .board import age, decode, start_states
     ids, probs = start_states(run.rows, run.cols, run.p2)
     values = np.empty(ids.size)
     for n in sorted({age(s) for s in ids}):

@@ -12,7 +12,7 @@ distribution, ``p`` exact, and ``_reach<tile>`` for the reach-a-tile objective; 
     summary.csv, solution.json    report (with checksums: summary.csv.sha256, a "checksum" key)
     logs/, plots/
 
-A run has a layer for every even age from 4 to :attr:`Run.last_age` (:func:`board.last_age`; for
+A run has a layer for every even age from 4 to :attr:`Run.last_age` (:func:`shape.last_age`; for
 reach-a-tile bounded by the target, issue 16), so the Snakemake job list is known before the solve.
 Ages past the last state have empty layers, which the forward pass writes without computing once
 two consecutive afterstate layers are empty (:mod:`forward`).
@@ -26,9 +26,12 @@ import numpy as np
 
 from ...store.errors import CorruptLayerError
 from ...store.layers import checksum, read_attrs, read_layer, repair_command
-from .afterstate_code import encode_layer, from_stored
-from .board import check_shape, last_age, tables
+from .shape import check_shape, last_age
 from .targets import check_target
+
+# The kernels (:mod:`.afterstate_code`, :mod:`.board`: numba) are imported where they are used: the
+# workflow's Snakefile imports this module to build the job list, and should not load numba (issue
+# 20: the Snakefile's imports took 0.4 s of every snakemake command).
 
 DEFAULT_P2 = 0.9
 
@@ -51,7 +54,13 @@ def encode_afterstates(ids, rows, cols, age):
         ``afterstate_format``, ``id_code``, ``eliasfano`` (the code's parameters) and
         ``bits_per_afterstate`` (serialized bits per ID).
     """
+    from .afterstate_code import encode_layer
     return encode_layer(ids, rows, cols, age)
+
+
+def blocks(ages, ages_per_job):
+    """Split a list of ages into consecutive blocks of at most ``ages_per_job`` ages (a job each)."""
+    return [ages[i:i + ages_per_job] for i in range(0, len(ages), ages_per_job)]
 
 
 def decode_all(layer):
@@ -173,6 +182,7 @@ class Run:
 
     @property
     def tables(self):
+        from .board import tables
         return tables(self.rows, self.cols)
 
     @property
@@ -181,7 +191,7 @@ class Run:
 
     @property
     def last_age(self):
-        """The last age of the run's job list (:func:`board.last_age`: bounded by the target for
+        """The last age of the run's job list (:func:`shape.last_age`: bounded by the target for
         reach-a-tile)."""
         return last_age(self.rows, self.cols, self.target_tile, self.p2)
 
@@ -211,6 +221,7 @@ class Run:
         if age > self.last_age:
             return encode_afterstates(np.empty(0, np.uint64), self.rows, self.cols, age)[0], \
                 {"num_afterstates": 0}
+        from .afterstate_code import from_stored
         path = self.afterstate_path(age)
         arrays, attrs = read_layer(path, dict(self.params(), age=age))
         try:

@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,7 @@ from test_workflow import SNAKEMAKE, snakemake, workflow_copy
 
 def rebuild(run_dir):
     """The repair a run made by `strongsolve 2048 solve` gets: that command again (it rewrites the
-    report); a workflow run gets its Snakemake command forcing the rule of its report (below)."""
+    report); a workflow run gets its Snakemake command forcing the damaged file (below)."""
     return f"strongsolve 2048 solve {run_dir} --rows 2 --cols 2 --p2 0.9 --target-tile 0"
 
 
@@ -96,6 +97,28 @@ def test_damaged_solution_is_refused_naming_the_file(run_dir, capsys, damage):
         assert "solution.json cannot be read as JSON (Expecting property name" in stderr
 
 
+@pytest.mark.parametrize("layout", ["one job", "several blocks", "no logs"])
+def test_a_workflow_runs_damaged_report_is_forced_by_its_file_name(tmp_path, solved, monkeypatch, layout):
+    """The hint forces the damaged file as the workflow names it (relative to the directory the
+    command runs in), whichever rule writes it in the rerun's configuration: g2048_solve for a run
+    of one block, g2048_report otherwise; a rule named from the run's logs could be the other."""
+    wf = tmp_path / "wf"
+    run_dir = shutil.copytree(solved(2, 2), wf / "results" / "2048_2x2")
+    (run_dir / "logs").mkdir(exist_ok=True)
+    logs = {"one job": ["solve_000004-000060.log"], "several blocks": ["report.log"], "no logs": []}
+    for name in logs[layout]:
+        (run_dir / "logs" / name).write_text("")
+    monkeypatch.setenv("STRONGSOLVE_RERUN", "snakemake --cores all --configfile my.yaml")
+    monkeypatch.chdir(wf)
+    for name, read in (("solution.json", read_solution), ("summary.csv", read_summary)):
+        (run_dir / name).write_text("damaged\n")
+        for given in (Path("results/2048_2x2"), run_dir):  # relative, or absolute below the cwd
+            with pytest.raises(CorruptResultError) as err:
+                read(given)
+            assert str(err.value).endswith(f"Rebuild it with `snakemake --cores all --configfile my.yaml "
+                                           f"--forcerun results/2048_2x2/{name}`")
+
+
 def test_edited_summary_is_refused(run_dir):
     path = run_dir / "summary.csv"
     path.write_text(path.read_text().replace("\n4,", "\n4,9", 1))
@@ -115,7 +138,7 @@ def test_json_checksum_round_trip_keeps_every_float_bit(tmp_path):
 
 
 @pytest.mark.slow
-def test_damaged_solution_is_rebuilt_by_following_the_message(tmp_path, capsys):
+def test_damaged_solution_is_rebuilt_by_following_the_message(tmp_path, capsys, monkeypatch):
     """A truncated, then an edited solution.json in a workflow run: the command the refusal prints,
     run as printed, rebuilds the file: every value bit for bit (byte for byte when the run's command
     could still be read from it)."""
@@ -128,13 +151,16 @@ def test_damaged_solution_is_rebuilt_by_following_the_message(tmp_path, capsys):
     path = wf / "results" / "2048_2x2" / "solution.json"
     good = path.read_bytes()
     env = dict(os.environ, PATH=f"{SNAKEMAKE.parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(wf)  # where a user runs the workflow, and its commands
     for damaged in (good[:43], good.replace(b'"expected_score": ', b'"expected_score": 999.0, "x": ')):
         path.write_bytes(damaged)
         code, _, stderr = cli(capsys, "2048", "query", path.parent, "2 2 / . .")
         assert code == 2 and f"{path} " in stderr
         command = re.fullmatch(r".*Rebuild it with `([^`]+)`\n", stderr, re.S).group(1)
-        # the report's rule: this run is one block, so its one job (g2048_report for several blocks)
-        assert command.startswith("snakemake --cores all") and command.endswith(" --forcerun g2048_solve")
+        # the file, as the workflow names it: its rule (here the one job, g2048_solve; for several
+        # blocks g2048_report) depends on the blocks of the command's config
+        assert command.startswith("snakemake --cores all")
+        assert command.endswith(" --forcerun results/2048_2x2/solution.json")
         repair = subprocess.run(command, shell=True, cwd=wf, env=env, capture_output=True, text=True,
                                 timeout=600)
         assert repair.returncode == 0, repair.stderr[-3000:]

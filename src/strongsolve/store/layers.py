@@ -94,19 +94,17 @@ def block_manifest(path):
     return None
 
 
-STAGE_RULES = {"afterstates": "g2048_forward", "values": "g2048_backward", "report": "g2048_report"}
-"""The workflow rule that writes each stage's layers (directory name -> rule), and the report
-(``summary.csv``, ``solution.json``), in a run of several blocks; a run of one block has a single
-rule for all of them (:data:`ONE_JOB_RULE`)."""
+STAGE_RULES = {"afterstates": "g2048_forward", "values": "g2048_backward"}
+"""The workflow rule that writes each stage's layers (directory name -> rule), in a run of several
+blocks; a run of one block has a single rule for both (:data:`ONE_JOB_RULE`)."""
 ONE_JOB_RULE = "g2048_solve"
 """The rule that writes both stages, the report and the plots of a run whose ages make one block
 (workflow/rules/g2048.smk); its job log ``<run>/logs/solve_<first>-<last>.log`` tells such a run."""
 
 
 def stage_rule(run_dir, stage):
-    """The workflow rule that writes ``stage`` (a key of :data:`STAGE_RULES`) in the run
-    ``run_dir``: :data:`ONE_JOB_RULE` when the run's logs show its job (a run of one block has no
-    other), else :data:`STAGE_RULES`."""
+    """The workflow rule that writes ``stage``'s layers in the run ``run_dir``: :data:`ONE_JOB_RULE`
+    when the run's logs show its job (a run of one block has no other), else :data:`STAGE_RULES`."""
     logs = Path(run_dir) / "logs"
     if logs.is_dir() and any(logs.glob("solve_*.log")):
         return ONE_JOB_RULE

@@ -130,7 +130,7 @@ def inferred_command(run_dir, to_last_age=False):
     """A command that reruns the run in ``run_dir`` with the same parameters, from its own files.
 
     A Snakemake run (its job logs are in ``<run_dir>/logs``) gets ``snakemake --cores all --config
-    ...`` with the run's results directory, board, spawn probabilities, objective, ages per job
+    ...`` with the run's results directory (relative to the current directory when below it), board, spawn probabilities, objective, ages per job
     (the length of its first block) and, for a forward-only run, ``max_age`` (the last age of its
     forward blocks; not with ``to_last_age``, which asks for the command that solves the run to the
     end); only the 2048 game is selected. Any other run gets ``strongsolve 2048 solve`` with the
@@ -164,7 +164,8 @@ def inferred_command(run_dir, to_last_age=False):
     g2048 = (f"{{rows: {rows}, cols: {cols}, spawn: {{p2: {p2!r}, p4: {1.0 - p2!r}}}, "
              + (f"objective: reach_tile, target_tile: {target}" if target else "objective: score")
              + (f", ages_per_job: {per_job}" if per_job else "") + "}")
-    config = [f"results={run_dir.parent}", "preset=", "games=[g2048]", f"g2048={g2048}",
+    # named as rerun_command names the files it forces, so that both name the same outputs
+    config = [f"results={_shown_path(run_dir.parent, os.getcwd())}", "preset=", "games=[g2048]", f"g2048={g2048}",
               f"max_age={max_age if max_age else 'null'}"]
     return snakemake_command(config_args=config)
 
@@ -221,8 +222,11 @@ def rerun_command(*forcerun, run_dir=None):
     Parameters
     ----------
     *forcerun : str or Path
-        Snakemake rules or output files (block manifests) to force; ignored for a run that is not
-        a Snakemake run (``strongsolve 2048 solve`` recomputes whatever is missing).
+        Snakemake rules (str) or output files (Path: a block manifest, ``solution.json``) to force;
+        ignored for a run that is not a Snakemake run (``strongsolve 2048 solve`` recomputes
+        whatever is missing). A file is named relative to the current directory when it lies below
+        it, as the workflow's outputs are named (relative to the workflow directory, where the
+        command is meant to run); Snakemake matches no other spelling.
     run_dir : str or Path, optional
         The run directory, for the fallbacks of :func:`base_command`.
 
@@ -234,5 +238,6 @@ def rerun_command(*forcerun, run_dir=None):
     """
     command = base_command(run_dir) or "snakemake --cores all"
     if forcerun and is_snakemake_command(command):
-        command += " --forcerun " + shlex.join(str(t) for t in forcerun)
+        command += " --forcerun " + shlex.join(_shown_path(t, os.getcwd()) if isinstance(t, Path) else str(t)
+                                               for t in forcerun)
     return command

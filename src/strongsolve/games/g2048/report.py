@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ...store.checksums import read_json_checked, read_text_checked, write_json_checked, write_text_checked
-from ...store.layers import layer_bytes, stage_rule
+from ...store.layers import layer_bytes
 from ...store.rerun import base_command, is_snakemake_command
 from ...store.lock import holding_run_lock
 from .spawn import expected_value
@@ -75,7 +75,8 @@ def read_summary(run_dir):
         If it or its checksum file is damaged or edited; the message names the file and the command
         that rebuilds it.
     """
-    text = read_text_checked(Path(run_dir) / "summary.csv", stage_rule(run_dir, "report"))
+    path = Path(run_dir) / "summary.csv"
+    text = read_text_checked(path, path)  # forced by name: its rule depends on the run's blocks
     return [{k: (float(v) if k == "bits_per_afterstate" else int(v)) for k, v in row.items()}
             for row in csv.DictReader(io.StringIO(text))]
 
@@ -101,7 +102,8 @@ def read_solution(run_dir):
         If it is truncated, not JSON, has no checksum or does not match it (a value edited); the
         message names the file and the command that rebuilds it from the layers.
     """
-    return read_json_checked(Path(run_dir) / "solution.json", stage_rule(run_dir, "report"))
+    path = Path(run_dir) / "solution.json"
+    return read_json_checked(path, path)  # forced by name, as summary.csv
 
 
 def solution(run, rows):

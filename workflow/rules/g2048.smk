@@ -162,8 +162,9 @@ if not G2048_ONE_JOB:
             logged("strongsolve 2048 report {params.run} {params.max_age}")
 
 
-# The report, and the block manifests of the last stage: a run whose manifest was deleted is made
-# whole again by a plain rerun (Snakemake reruns a job for its requested outputs only; the report
-# job requests them, the one job of a run of one block writes them itself).
-G2048_TARGETS = G2048_OUTPUTS + [f"{G2048_DIR}/{stage}/block_{block_name(b)}.json" for b in G2048_BLOCKS
-                                 for stage in (["afterstates", "values"] if G2048_SOLVED else ["afterstates"])]
+# The report, and the block manifests of every stage run: a run whose manifest was deleted is made
+# whole again by a plain rerun (Snakemake reruns a job for its requested outputs only, and in a run
+# of one block no other job requests the manifests its one job writes).
+G2048_STAGES = ["afterstates", "values"] if G2048_SOLVED else ["afterstates"]
+G2048_TARGETS = G2048_OUTPUTS + [f"{G2048_DIR}/{stage}/block_{block_name(b)}.json"
+                                 for b in G2048_BLOCKS for stage in G2048_STAGES]

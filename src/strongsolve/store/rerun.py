@@ -130,7 +130,8 @@ def inferred_command(run_dir, to_last_age=False):
     """A command that reruns the run in ``run_dir`` with the same parameters, from its own files.
 
     A Snakemake run (its job logs are in ``<run_dir>/logs``) gets ``snakemake --cores all --config
-    ...`` with the run's results directory (relative to the current directory when below it), board, spawn probabilities, objective, ages per job
+    ...`` with the run's results directory (relative to the current directory when below it),
+    board, spawn probabilities, objective, ages per job
     (the length of its first block) and, for a forward-only run, ``max_age`` (the last age of its
     forward blocks; not with ``to_last_age``, which asks for the command that solves the run to the
     end); only the 2048 game is selected. Any other run gets ``strongsolve 2048 solve`` with the
@@ -165,7 +166,8 @@ def inferred_command(run_dir, to_last_age=False):
              + (f"objective: reach_tile, target_tile: {target}" if target else "objective: score")
              + (f", ages_per_job: {per_job}" if per_job else "") + "}")
     # named as rerun_command names the files it forces, so that both name the same outputs
-    config = [f"results={_shown_path(run_dir.parent, os.getcwd())}", "preset=", "games=[g2048]", f"g2048={g2048}",
+    results = _shown_path(run_dir.parent, os.getcwd())
+    config = [f"results={results}", "preset=", "games=[g2048]", f"g2048={g2048}",
               f"max_age={max_age if max_age else 'null'}"]
     return snakemake_command(config_args=config)
 
@@ -238,6 +240,6 @@ def rerun_command(*forcerun, run_dir=None):
     """
     command = base_command(run_dir) or "snakemake --cores all"
     if forcerun and is_snakemake_command(command):
-        command += " --forcerun " + shlex.join(_shown_path(t, os.getcwd()) if isinstance(t, Path) else str(t)
-                                               for t in forcerun)
+        named = (_shown_path(t, os.getcwd()) if isinstance(t, Path) else str(t) for t in forcerun)
+        command += " --forcerun " + shlex.join(named)
     return command

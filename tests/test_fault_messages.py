@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from strongsolve.cli import main
-from strongsolve.store.rerun import RERUN_VARIABLE, rerun_command, snakemake_command
+from strongsolve.games.g2048.hints import rerun_command
+from strongsolve.rerun import RERUN_VARIABLE, snakemake_command
 
 BIN = Path(sys.executable).parent
 ENV = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", NUMBA_NUM_THREADS="1")

@@ -30,8 +30,9 @@ from strongsolve.games.g2048.kept import KeptLayers
 from strongsolve.games.g2048.report import run_report
 from strongsolve.games.g2048.run import Run
 from strongsolve.store import atomic, layers
-from strongsolve.store.layers import block_target, read_layer, repair_command, write_layer
-from strongsolve.store.rerun import inferred_command
+from strongsolve.games.g2048 import hints
+from strongsolve.games.g2048.hints import block_target, inferred_command, repair_command
+from strongsolve.store.layers import read_layer, write_layer
 from test_crash_resume import (assert_layers_complete, assert_same_results, kill_group,
                                layers as layer_paths, make_workflow, snakemake, start, wait_until)
 
@@ -178,7 +179,7 @@ def test_repair_hint_of_a_one_job_run_forces_its_rule(tmp_path):
     layer = run_dir / "values" / "age_000100.zarr"
     assert block_target(layer) == "g2048_backward"  # several blocks (or no job yet): the stage's rule
     (run_dir / "logs" / "solve_000004-002044.log").write_text("")
-    assert block_target(layer) == layers.ONE_JOB_RULE == "g2048_solve"
+    assert block_target(layer) == hints.ONE_JOB_RULE == "g2048_solve"
     assert repair_command(layer).endswith("--forcerun g2048_solve")
 
 

@@ -15,7 +15,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from strongsolve.store.atomic import StoreWriteError, write_failed, write_json_atomic, write_text_atomic
+from strongsolve.games.g2048.hints import repair_command
+from strongsolve.store.atomic import StoreWriteError, write_json_atomic, write_text_atomic
 from strongsolve.store.layers import (
     CorruptLayerError,
     block_manifest,
@@ -27,6 +28,7 @@ from strongsolve.store.layers import (
     write_layer,
 )
 from strongsolve.store.lock import writer_lock
+from strongsolve.store.space import write_failed
 
 IDS = np.array([3, 17, 18, 2**40 + 5, 2**63 + 1], np.uint64)
 VALUES = np.array([0.0, 1.5, -2.25, 1e300, 123.456], np.float64)
@@ -51,7 +53,7 @@ def snapshot(root):
 def assert_refused(path, match=None):
     """read_layer refuses ``path`` with a message naming it, its block manifest and the rebuild."""
     with pytest.raises(CorruptLayerError, match=match) as info:
-        read_layer(path, dict(ATTRS))
+        read_layer(path, dict(ATTRS), repair_command)
     message = str(info.value)
     assert str(path) in message
     assert (f"to rebuild it, run: `rm -rf {path} && snakemake --cores all --forcerun "
@@ -205,9 +207,19 @@ def test_incomplete_or_missing_layer_is_refused(tmp_path, layer):
     assert_refused(layer, match="is not a complete")
     missing = tmp_path / "afterstates" / "age_000044.zarr"
     with pytest.raises(CorruptLayerError) as info:  # nothing to delete: the command alone
-        read_layer(missing)
+        read_layer(missing, hint=repair_command)
     assert str(info.value) == (f"layer {missing} is missing; to rebuild it, run: `snakemake --cores all "
                                f"--forcerun {missing.parent / 'block_000042-000050.json'}`")
+
+
+def test_without_a_hint_the_store_names_no_command(tmp_path, layer):
+    missing = tmp_path / "afterstates" / "age_000044.zarr"
+    with pytest.raises(CorruptLayerError) as info:
+        read_layer(missing)
+    assert str(info.value) == f"layer {missing} is missing"
+    with pytest.raises(CorruptLayerError) as info:
+        read_layer(layer, {"rows": 3})
+    assert str(info.value).endswith("it belongs to another run. Use another results directory")
 
 
 def test_block_manifest_is_the_one_holding_the_age(tmp_path, layer):

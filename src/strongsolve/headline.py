@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .games.g2048.report import read_solution, read_summary
 from .store.errors import CorruptLayerError
-from .store.rerun import rerun_command
+from .games.g2048.hints import rerun_command
 
 
 class ResultReadError(ValueError):

@@ -23,7 +23,7 @@ except ConfigError as err:
 # --profile), for the repair hints of the jobs and solution.json's "rerun" (issue 16): a hint that
 # said only `snakemake --cores all` rebuilt the default run instead of a preset's. A job's own
 # Snakemake (cluster executors) keeps the main process's value.
-from strongsolve.store.rerun import RERUN_VARIABLE, profile_argument, snakemake_command
+from strongsolve.rerun import RERUN_VARIABLE, profile_argument, snakemake_command
 
 if workflow.is_main_process or RERUN_VARIABLE not in os.environ:
     os.environ[RERUN_VARIABLE] = snakemake_command(

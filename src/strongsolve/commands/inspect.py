@@ -25,7 +25,8 @@ def _num(v, digits=6):
 def _manifest_gaps(sol):
     """``(stage, ages, target)`` for each stage's run of consecutive layers that no block manifest
     covers (a job stopped before writing it, or it was deleted); ``target`` is what to force."""
-    from ..store.layers import block_manifest, block_target
+    from ..games.g2048.hints import block_target
+    from ..store.layers import block_manifest
 
     gaps = []
     for stage, path_of in (("afterstates", sol.run.afterstate_path), ("values", sol.run.values_path)):
@@ -49,8 +50,8 @@ def _problems(sol):
         solution.json written, or the backward block of age 4 done) lacks a value layer: the message
         names the layer and the command that rebuilds it.
     """
+    from ..games.g2048.hints import repair_command, rerun_command
     from ..store.layers import read_attrs
-    from ..store.rerun import rerun_command
 
     directory = sol.run.directory
     for stage, path_of in (("afterstates", sol.run.afterstate_path), ("values", sol.run.values_path)):
@@ -59,7 +60,7 @@ def _problems(sol):
             if first.isdigit() and last.isdigit():
                 for n in range(int(first), int(last) + 1, 2):
                     if not path_of(n).is_dir():
-                        read_attrs(path_of(n))  # raises: missing, with the command that rebuilds it
+                        read_attrs(path_of(n), repair_command)  # raises: missing, with the command that rebuilds it
     out = [{"problem": f"{p} is not a layer of this run (ages are even, from 4 to "
                        f"{sol.run.last_age}); every command ignores it",
             "command": f"rm -rf {shlex.quote(str(p))}"} for p in sol.stray_layers()]
@@ -67,7 +68,7 @@ def _problems(sol):
     finished = ((directory / "solution.json").is_file()
                 or any((directory / "values").glob("block_000004-*.json")))
     if missing and finished:
-        read_attrs(sol.run.values_path(missing[0]))  # raises: missing, with the command that rebuilds it
+        read_attrs(sol.run.values_path(missing[0]), repair_command)  # raises: missing, with the command that rebuilds it
     if missing:
         out.append({"problem": f"backward pass unfinished: {len(missing)} of {len(sol.run.ages())} "
                                "value layers to go; finish it with",

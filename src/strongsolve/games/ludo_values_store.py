@@ -50,11 +50,6 @@ def _write(path, value, attrs):
                 chunk=rows_per_chunk(m) * m)
 
 
-def _reason(err):
-    # the layer store's message without its Snakemake repair hint (these are not workflow layers)
-    return str(err).split("; to rebuild it")[0].split("; Use another")[0]
-
-
 class Checkpoints:
     """Checkpoints of one value-only solve (module docstring).
 
@@ -116,7 +111,7 @@ class Checkpoints:
                         "this race's values elsewhere (--values-out)")
                 arrays, attrs = read_layer(path)
             except CorruptLayerError as err:
-                self.log(f"checkpoint {path} is damaged ({_reason(err)}); it is not used and is "
+                self.log(f"checkpoint {path} is damaged ({err}); it is not used and is "
                          "removed")
                 shutil.rmtree(path)
                 continue
@@ -213,7 +208,7 @@ class SavedValues:
         try:
             attrs = read_attrs(self.path)
         except CorruptLayerError as err:
-            raise ValueError(f"{_reason(err)}; solve the race again: `{solve_command({}, path)}`") \
+            raise ValueError(f"{err}; solve the race again: `{solve_command({}, path)}`") \
                 from None
         if attrs.get("kind") != KIND:
             raise ValueError(f"{path} is a layer but not a Ludo race's values (kind "

@@ -14,7 +14,7 @@ from ..commands.g2048 import _fmt
 from ..games.g2048.board import DIRECTIONS, decode, encode, move, start_states
 from ..games.g2048.boardtext import format_board, parse_board
 from ..games.g2048.solution import Solution
-from ..store.rerun import inferred_command
+from ..games.g2048.hints import inferred_command
 from .app import esc, render_page, workflow_command
 
 blueprint = Blueprint("g2048", __name__)

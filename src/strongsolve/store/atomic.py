@@ -18,27 +18,7 @@ from pathlib import Path
 
 from .errors import StoreWriteError
 from .lock import holds_writer_lock
-from .space import write_error_reason
-
-
-def write_failed(path, err):
-    """The :class:`StoreWriteError` for a failed write of ``path`` caused by the OSError ``err``."""
-    reason = write_error_reason(err, Path(path).parent)
-    if err.filename and str(err.filename) != str(path):
-        blocker = Path(err.filename)
-        # name the file that stands where a directory is needed: the failing name itself (mkdir says
-        # "File exists") or, for a name below it (a write already under way), its nearest ancestor
-        probe = blocker
-        while not probe.exists() and probe.parent != probe:
-            probe = probe.parent
-        if probe.exists() and not probe.is_dir():
-            reason, blocker = "not a directory", probe
-        reason += f" ({blocker})"
-    out = StoreWriteError(f"cannot write {path}: {reason}; nothing was written "
-                          "for it. Free disk space or make the directory writable, then run "
-                          "`snakemake --cores all` again (finished layers are kept)")
-    out.errno = err.errno
-    return out
+from .space import write_failed
 
 
 def fsync_dir(path):

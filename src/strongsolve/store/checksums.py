@@ -13,8 +13,9 @@ SHA-256 of their canonical content, stored
 - for an array, over its dtype, shape and bytes (:func:`array_checksum`).
 
 A load that finds the checksum missing or different, or the file unreadable, raises
-:class:`CorruptResultError` naming the file and the command that rebuilds it
-(:func:`rebuild_command`).
+:class:`CorruptResultError` naming the file and the command that rebuilds it, which the caller's
+``hint`` gives (a callable: file path -> shell command, from the game's ``hints`` module): the
+store knows no game and no workflow rule.
 """
 
 import hashlib
@@ -25,17 +26,9 @@ import numpy as np
 
 from .atomic import write_json_atomic, write_text_atomic
 from .errors import CorruptResultError
-from .rerun import rerun_command
 
 CHECKSUM_KEY = "checksum"
 PREFIX = "sha256:"
-
-
-def rebuild_command(target, run_dir=None):
-    """The command that rebuilds the result of the Snakemake rule or output file ``target``: the
-    run's own command (:func:`.rerun.rerun_command`, with the config it was run with) and
-    ``--forcerun``, since Snakemake does not rerun a job whose outputs exist, however damaged."""
-    return rerun_command(target, run_dir=run_dir)
 
 
 def _sha256(data):
@@ -65,14 +58,14 @@ def array_checksum(array):
     return _sha256(head + a.tobytes())
 
 
-def corrupt(path, problem, rebuild):
+def corrupt(path, problem, hint):
     """The :class:`CorruptResultError` for the result file ``path``: ``problem`` says what is wrong,
-    ``rebuild`` is the rule or output file :func:`rebuild_command` forces."""
+    ``hint(path)`` is the shell command that rebuilds it."""
     return CorruptResultError(f"{path} {problem}; it is damaged or was edited, so it is not used. "
-                              f"Rebuild it with `{rebuild_command(rebuild, Path(path).parent)}`")
+                              f"Rebuild it with `{hint(Path(path))}`")
 
 
-def verify_json(doc, path, rebuild):
+def verify_json(doc, path, hint):
     """Check a loaded document against its ``"checksum"`` key; return it without that key.
 
     Raises
@@ -82,9 +75,9 @@ def verify_json(doc, path, rebuild):
     """
     if not isinstance(doc, dict) or CHECKSUM_KEY not in doc:
         raise corrupt(path, f'has no "{CHECKSUM_KEY}" key (written before checksums were kept, '
-                            "or damaged)", rebuild)
+                            "or damaged)", hint)
     if doc[CHECKSUM_KEY] != json_checksum(doc):
-        raise corrupt(path, "does not match its checksum", rebuild)
+        raise corrupt(path, "does not match its checksum", hint)
     return {k: v for k, v in doc.items() if k != CHECKSUM_KEY}
 
 
@@ -99,14 +92,14 @@ def write_json_checked(path, doc):
     write_json_atomic(path, with_checksum(doc))
 
 
-def read_json_checked(path, rebuild):
+def read_json_checked(path, hint):
     """Load a JSON document written by :func:`write_json_checked` and verify it.
 
     Parameters
     ----------
     path : str or Path
-    rebuild : str
-        Snakemake rule (or output file) that rebuilds it, for the error message.
+    hint : callable
+        ``hint(path) -> str``: the shell command that rebuilds the file, for the error message.
 
     Returns
     -------
@@ -127,8 +120,8 @@ def read_json_checked(path, rebuild):
     except FileNotFoundError:
         raise
     except (ValueError, OSError) as err:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        raise corrupt(path, f"cannot be read as JSON ({err})", rebuild) from err
-    return verify_json(doc, path, rebuild)
+        raise corrupt(path, f"cannot be read as JSON ({err})", hint) from err
+    return verify_json(doc, path, hint)
 
 
 def sidecar_path(path):
@@ -154,14 +147,14 @@ def write_text_checked(path, text):
     write_text_atomic(sidecar_path(path), f"{digest}  {path.name}\n")
 
 
-def read_text_checked(path, rebuild):
+def read_text_checked(path, hint):
     """Read a text file written by :func:`write_text_checked` and verify it against its sidecar.
 
     Parameters
     ----------
     path : str or Path
-    rebuild : str
-        Snakemake rule (or output file) that rebuilds it, for the error message.
+    hint : callable
+        ``hint(path) -> str``: the shell command that rebuilds the file, for the error message.
 
     Returns
     -------
@@ -180,7 +173,7 @@ def read_text_checked(path, rebuild):
     try:
         want = side.read_text().split()[0]
     except (OSError, ValueError, IndexError):
-        raise corrupt(path, f"has no readable checksum file {side}", rebuild) from None
+        raise corrupt(path, f"has no readable checksum file {side}", hint) from None
     if hashlib.sha256(data).hexdigest() != want:
-        raise corrupt(path, f"does not match its checksum ({side})", rebuild)
+        raise corrupt(path, f"does not match its checksum ({side})", hint)
     return data.decode()

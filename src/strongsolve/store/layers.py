@@ -20,11 +20,10 @@ their own fsyncs (``durable=False``) and flushes the file system once before its
 (:func:`.atomic.sync_file_system`): three or four fsyncs per layer were most of what was left.
 
 :func:`read_attrs` and :func:`read_layer` check all of this and raise :class:`CorruptLayerError`,
-naming the file and the command that rebuilds it (:func:`repair_command`). Stages write layers
-``<dir>/age_<n>.zarr`` in Snakemake jobs and record each job's block of ages in
-``<dir>/block_<first>-<last>.json`` (the job's declared output); a finished run's outputs are up to
-date for Snakemake, so the command forces that file's job, with the run's own configuration
-(:mod:`.rerun`).
+naming the file and, when the caller passes a ``hint`` (a callable: layer path -> shell command;
+each game's ``hints`` module has one), the command that rebuilds it. The store knows no game and no
+workflow rule. Stages write layers ``<dir>/age_<n>.zarr`` and record each job's block of ages in
+``<dir>/block_<first>-<last>.json`` (:func:`block_manifest`).
 """
 
 import asyncio
@@ -33,7 +32,6 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import shutil
 from functools import lru_cache
 from pathlib import Path
@@ -41,14 +39,14 @@ from pathlib import Path
 import google_crc32c
 import numpy as np
 
-from .atomic import fsync_dir, temporary_name, write_failed
+from .atomic import fsync_dir, temporary_name
 from .errors import CorruptLayerError
-from .rerun import policy_command, rerun_command
 from .lock import holds_writer_lock
+from .space import write_failed
 
 # zarr and numcodecs are imported by the functions that write or read arrays: the workflow's
 # Snakefile imports this module (a run's job list, its repair hints) and reads attributes only,
-# which need neither (issue 20: the Snakefile's imports took 0.4 s of every snakemake command).
+# which need neither (the Snakefile's imports took 0.4 s of every snakemake command otherwise).
 
 FORMAT = "strongsolve-layer/1"
 CHUNK = 1 << 20  # elements per zarr chunk: 8 MiB of uint64/float64, large enough to stream well
@@ -94,67 +92,9 @@ def block_manifest(path):
     return None
 
 
-STAGE_RULES = {"afterstates": "g2048_forward", "values": "g2048_backward"}
-"""The workflow rule that writes each stage's layers (directory name -> rule), in a run of several
-blocks; a run of one block has a single rule for both (:data:`ONE_JOB_RULE`)."""
-ONE_JOB_RULE = "g2048_solve"
-"""The rule that writes both stages, the report and the plots of a run whose ages make one block
-(workflow/rules/g2048.smk); its job log ``<run>/logs/solve_<first>-<last>.log`` tells such a run."""
-
-
-def stage_rule(run_dir, stage):
-    """The workflow rule that writes ``stage``'s layers in the run ``run_dir``: :data:`ONE_JOB_RULE`
-    when the run's logs show its job (a run of one block has no other), else :data:`STAGE_RULES`."""
-    logs = Path(run_dir) / "logs"
-    if logs.is_dir() and any(logs.glob("solve_*.log")):
-        return ONE_JOB_RULE
-    return STAGE_RULES.get(stage, "g2048_backward")
-
-
-def block_target(path):
-    """What to force so that Snakemake rebuilds the layer ``.../<stage>/age_<n>.zarr``: the block
-    manifest of its age (the job's declared output; the blocks of both stages are the same, so the
-    other stage's manifests name it when this one's is gone), else the stage's rule
-    (:func:`stage_rule`)."""
-    path = Path(path)
-    manifest = block_manifest(path)
-    if manifest is None:
-        other = {"afterstates": "values", "values": "afterstates"}.get(path.parent.name)
-        twin = block_manifest(path.parent.parent / other / path.name) if other else None
-        manifest = path.parent / twin.name if twin else None
-    return manifest or stage_rule(path.parent.parent, path.parent.name)
-
-
-def repair_command(path):
-    """The shell command that rebuilds the damaged or missing layer ``path``: remove what is there
-    (a corrupt layer is never overwritten), then rerun the workflow as the run was made, forcing the
-    layer's block (a plain rerun of a finished run finds its outputs up to date and does nothing).
-    The forced jobs keep every layer that verifies and recompute only the missing ones.
-
-    Parameters
-    ----------
-    path : str or Path
-        The layer, ``<run>/<stage>/age_<n>.zarr``, as the caller names it (paths in the command
-        are the same, so it is meant for the directory the run's paths are relative to).
-
-    Returns
-    -------
-    str
-        ``rm -rf <path> && <rerun command> --forcerun <block manifest>`` (no ``rm`` when nothing is
-        there); the rerun command comes from :func:`.rerun.rerun_command`, or for a layer of the
-        optimal-play store (``<run>/policy/``) from :func:`.rerun.policy_command`.
-    """
-    path = Path(path)
-    if path.parent.name == "policy":
-        manifest = block_manifest(path)
-        command = policy_command(path.parent.parent, *([manifest] if manifest else []))
-    else:
-        command = rerun_command(block_target(path), run_dir=path.parent.parent)
-    return f"rm -rf {shlex.quote(str(path))} && {command}" if path.exists() else command
-
-
-def _rebuild_hint(path):
-    return f"to rebuild it, run: `{repair_command(path)}`"
+def _hinted(message, path, hint):
+    """``message`` and, with a ``hint`` callable, the command that rebuilds the layer ``path``."""
+    return f"{message}; to rebuild it, run: `{hint(path)}`" if hint else message
 
 
 def write_layer(path, arrays, attrs, zstd_level=1, durable=True, chunk=CHUNK):
@@ -240,10 +180,10 @@ async def _write_group(store, arrays, attrs, zstd_level, chunk):
     await group.update_attributes(attrs)
 
 
-async def _read_group(path, with_arrays):
+async def _read_group(path, with_arrays, hint=None):
     from zarr.api import asynchronous as zarr_async
     group = await zarr_async.open_group(store=str(path), mode="r")
-    attrs = _verified_attrs(path, dict(group.attrs))
+    attrs = _verified_attrs(path, dict(group.attrs), hint)
     if not with_arrays:
         return attrs, {}
 
@@ -329,7 +269,7 @@ def _fsync_tree(root):
                 os.close(fd)
 
 
-def read_attrs(path):
+def read_attrs(path, hint=None):
     """The attributes of a complete layer (verified against ``attrs_checksum``; arrays not read).
 
     Raises
@@ -346,18 +286,18 @@ def read_attrs(path):
     """
     path = Path(path)
     if not path.is_dir():
-        raise CorruptLayerError(f"layer {path} is missing; {_rebuild_hint(path)}")
+        raise CorruptLayerError(_hinted(f"layer {path} is missing", path, hint))
     try:
         doc = json.loads((path / "zarr.json").read_bytes())
         if not (isinstance(doc, dict) and doc.get("zarr_format") == 3 and doc.get("node_type") == "group"
                 and isinstance(doc.get("attributes"), dict)):
             raise ValueError("not a zarr v3 group document")
     except (OSError, ValueError) as err:  # ValueError: bad JSON or UTF-8
-        raise CorruptLayerError(f"layer {path} cannot be opened ({err}); {_rebuild_hint(path)}") from err
-    return _verified_attrs(path, doc["attributes"])
+        raise CorruptLayerError(_hinted(f"layer {path} cannot be opened ({err})", path, hint)) from err
+    return _verified_attrs(path, doc["attributes"], hint)
 
 
-def read_layer(path, expect=None):
+def read_layer(path, expect=None, hint=None):
     """Load and verify a layer.
 
     Parameters
@@ -365,6 +305,9 @@ def read_layer(path, expect=None):
     path : str or Path
     expect : dict, optional
         Attributes that must match (e.g. ``{"rows": 3, "cols": 3, "age": 42}``).
+    hint : callable, optional
+        ``hint(path) -> str``: the shell command that rebuilds the layer, appended to every error
+        message (the game's ``hints`` module); none without it.
 
     Returns
     -------
@@ -379,47 +322,48 @@ def read_layer(path, expect=None):
         file and how to rebuild it.
     """
     path = Path(path)
-    attrs, loaded = _open_layer(path, with_arrays=True)
+    attrs, loaded = _open_layer(path, with_arrays=True, hint=hint)
     for key, want in (expect or {}).items():
         if attrs.get(key) != want:
             raise CorruptLayerError(f"layer {path} has {key} = {attrs.get(key)!r} but this run needs "
                                     f"{want!r}; it belongs to another run. Use another results "
-                                    f"directory, or {_rebuild_hint(path)}")
+                                    + (f"directory, or to rebuild it, run: `{hint(path)}`" if hint
+                                       else "directory"))
     arrays = {}
     for name, meta in attrs["arrays"].items():
         a = loaded[name]
         if isinstance(a, Exception):
-            raise CorruptLayerError(f"layer {path}: array {name!r} cannot be read ({a}); "
-                                    f"{_rebuild_hint(path)}") from a
+            raise CorruptLayerError(_hinted(f"layer {path}: array {name!r} cannot be read ({a})", path,
+                                            hint)) from a
         a = np.asarray(a)
         if a.dtype.str != meta["dtype"] or a.shape != (meta["length"],) or checksum(a) != meta["checksum"]:
-            raise CorruptLayerError(f"layer {path}: array {name!r} does not match its checksum "
-                                    f"(corrupt or truncated); {_rebuild_hint(path)}")
+            raise CorruptLayerError(_hinted(f"layer {path}: array {name!r} does not match its checksum "
+                                            "(corrupt or truncated)", path, hint))
         arrays[name] = a
     return arrays, attrs
 
 
-def _open_layer(path, with_arrays):
+def _open_layer(path, with_arrays, hint=None):
     """``(attrs, arrays)`` of a layer in one zarr pass: the attributes verified, the arrays (name ->
     numpy array, or the exception met reading it; empty unless ``with_arrays``) not yet."""
     path = Path(path)
     if not path.is_dir():
-        raise CorruptLayerError(f"layer {path} is missing; {_rebuild_hint(path)}")
+        raise CorruptLayerError(_hinted(f"layer {path} is missing", path, hint))
     from zarr.core.sync import sync
     try:
-        return sync(_read_group(path, with_arrays))
+        return sync(_read_group(path, with_arrays, hint))
     except CorruptLayerError:
         raise
     except Exception as err:  # zarr raises several types for a damaged zarr.json
-        raise CorruptLayerError(f"layer {path} cannot be opened ({err}); {_rebuild_hint(path)}") from err
+        raise CorruptLayerError(_hinted(f"layer {path} cannot be opened ({err})", path, hint)) from err
 
 
-def _verified_attrs(path, attrs):
+def _verified_attrs(path, attrs, hint=None):
     if attrs.get("format") != FORMAT or attrs.get("complete") is not True:
-        raise CorruptLayerError(f"layer {path} is not a complete {FORMAT} layer; {_rebuild_hint(path)}")
+        raise CorruptLayerError(_hinted(f"layer {path} is not a complete {FORMAT} layer", path, hint))
     if attrs.get("attrs_checksum") != attrs_checksum(attrs):
-        raise CorruptLayerError(f"layer {path}: its attributes (zarr.json) do not match their checksum "
-                                f"(corrupt); {_rebuild_hint(path)}")
+        raise CorruptLayerError(_hinted(f"layer {path}: its attributes (zarr.json) do not match their "
+                                        "checksum (corrupt)", path, hint))
     return attrs
 
 

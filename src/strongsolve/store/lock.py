@@ -27,6 +27,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from .space import write_failed
+
 LOCK_NAME = ".writer.lock"
 POLL_SECONDS = 0.05  # between attempts while another writer holds the lock
 REMIND_SECONDS = 60.0  # a waiting job says again that it still waits (a person reading its log)
@@ -66,7 +68,6 @@ def _acquire(directory, what, log):
             directory.mkdir(parents=True, exist_ok=True)
             handle = open(path, "a+b", buffering=0)  # unbuffered: closing it writes nothing
         except OSError as err:
-            from .atomic import write_failed  # atomic imports this module
             raise write_failed(path, err) from err
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)

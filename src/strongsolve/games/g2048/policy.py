@@ -45,12 +45,12 @@ from ...kernels.options import njit
 from ...store.atomic import write_json_atomic
 from ...store.errors import CorruptLayerError
 from ...store.lock import holding_run_lock
-from ...store.layers import read_layer, remove_stale_temporaries, repair_command, write_layer
-from ...store.rerun import policy_command
+from ...store.layers import read_layer, remove_stale_temporaries, write_layer
 from .backward import state_values
 from .board import age, canonical_id, moves, start_states
 from .expand import spawn_states
 from .forward import starts_of_age
+from .hints import policy_command, repair_command
 from .spawn import expected_value
 
 POLICY_FORMAT = 1
@@ -326,7 +326,7 @@ class PolicyStore:
         If the run has no policy store (no ``policy/`` directory; a store built for some ages only,
         ``--ages``, answers those and names a missing layer as any layer): the message names the
         command that builds it from the solved layers
-        (:func:`strongsolve.store.rerun.policy_command`).
+        (:func:`.hints.policy_command`).
 
     Notes
     -----
@@ -344,7 +344,8 @@ class PolicyStore:
     def _layer(self, n):
         if n not in self._layers:
             arrays, attrs = read_layer(policy_path(self.run, n),
-                                       dict(self.run.params(), age=n, policy_format=POLICY_FORMAT))
+                                       dict(self.run.params(), age=n, policy_format=POLICY_FORMAT),
+                                       repair_command)
             self._layers = {n: (arrays["slots"], attrs)}  # one age at a time, as play needs
         return self._layers[n]
 

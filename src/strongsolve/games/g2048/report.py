@@ -13,8 +13,9 @@ import numpy as np
 
 from ...store.checksums import read_json_checked, read_text_checked, write_json_checked, write_text_checked
 from ...store.layers import layer_bytes
-from ...store.rerun import base_command, is_snakemake_command
 from ...store.lock import holding_run_lock
+from ...rerun import is_snakemake_command
+from .hints import base_command, file_hint
 from .spawn import expected_value
 
 # The kernels (.backward, .board: numba) are imported by solution(), which values the start states:
@@ -76,7 +77,7 @@ def read_summary(run_dir):
         that rebuilds it.
     """
     path = Path(run_dir) / "summary.csv"
-    text = read_text_checked(path, path)  # forced by name: its rule depends on the run's blocks
+    text = read_text_checked(path, file_hint)
     return [{k: (float(v) if k == "bits_per_afterstate" else int(v)) for k, v in row.items()}
             for row in csv.DictReader(io.StringIO(text))]
 
@@ -103,7 +104,7 @@ def read_solution(run_dir):
         message names the file and the command that rebuilds it from the layers.
     """
     path = Path(run_dir) / "solution.json"
-    return read_json_checked(path, path)  # forced by name, as summary.csv
+    return read_json_checked(path, file_hint)
 
 
 def solution(run, rows):
@@ -122,7 +123,7 @@ def solution(run, rows):
     of the Elias-Fano coded afterstate IDs of all ages (issue 3). ``expected_score`` is in points (score objective) or is
     the probability of reaching the target tile (then also given as ``reach_probability``).
     ``rerun`` is the Snakemake command that reruns the run as it was made, with its config files and
-    values (:func:`store.rerun.base_command`), from which repair hints are built; None for a run
+    values (:func:`.hints.base_command`), from which repair hints are built; None for a run
     made outside the workflow (``strongsolve 2048 solve``: its hints name that command with the run
     directory as it is then given, so a moved directory still gets the right one).
     """

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 
 from ...store.errors import CorruptLayerError
-from ...store.layers import checksum, read_attrs, read_layer, repair_command
+from ...store.layers import checksum, read_attrs, read_layer
+from .hints import repair_command
 from .shape import check_shape, last_age
 from .targets import check_target
 
@@ -117,7 +118,7 @@ def check_run_directory(run):
         sources = sorted(folder.glob("block_*.json")) + sorted(folder.glob("age_*.zarr"))[:1]
         for path in sources:
             try:
-                have = json.loads(path.read_text()) if path.suffix == ".json" else read_attrs(path)
+                have = json.loads(path.read_text()) if path.suffix == ".json" else read_attrs(path, repair_command)
             except (OSError, ValueError, CorruptLayerError):
                 continue
             if not isinstance(have, dict):
@@ -223,7 +224,7 @@ class Run:
                 {"num_afterstates": 0}
         from .afterstate_code import from_stored
         path = self.afterstate_path(age)
-        arrays, attrs = read_layer(path, dict(self.params(), age=age))
+        arrays, attrs = read_layer(path, dict(self.params(), age=age), repair_command)
         try:
             return from_stored(arrays, attrs, self.rows, self.cols, age), attrs
         except (KeyError, ValueError) as err:
@@ -249,9 +250,9 @@ class Run:
         expect = dict(self.params(), age=age)
         if ids is not None:
             expect["afterstates_checksum"] = checksum(ids)
-        arrays, _ = read_layer(self.values_path(age), expect)
+        arrays, _ = read_layer(self.values_path(age), expect, repair_command)
         return arrays["values"]
 
     def layer_attrs(self, stage, age):
         path = self.afterstate_path(age) if stage == "afterstates" else self.values_path(age)
-        return read_attrs(path)
+        return read_attrs(path, repair_command)

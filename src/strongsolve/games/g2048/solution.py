@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ...store.layers import read_attrs
-from ...store.rerun import inferred_command
+from .hints import inferred_command, repair_command
 from .backward import state_values, value_stats
 from .board import DIRECTIONS, age, canonical, move, start_states
 from .boardtext import format_board
@@ -49,9 +49,9 @@ def open_run(results_dir):
     if (directory / "solution.json").is_file():
         params = read_solution(directory)
     elif first.is_dir():
-        params = read_attrs(first)
+        params = read_attrs(first, repair_command)
     elif (directory / "policy" / first.name).is_dir():
-        params = read_attrs(directory / "policy" / first.name)
+        params = read_attrs(directory / "policy" / first.name, repair_command)
     else:
         raise ValueError(f"{directory} is not a 2048 run directory: it has no solution.json, "
                          "afterstates/age_000004.zarr nor policy/age_000004.zarr; give a directory "

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 import zarr
 
+from ...rerun import workflow_rerun_command
 from ...store.checksums import array_checksum, corrupt, verify_json, with_checksum
 
 GRID_DIR = ("truco", "row11")
@@ -107,6 +108,12 @@ def _rebuild_rule(path):
     return GRID_RULE if Path(path).parent.name == "grid" else GROUP_RULE
 
 
+def _rebuild_hint(rule):
+    """The store's ``hint``: the workflow's rerun command forcing ``rule``, for any file of a
+    subgame the rule writes."""
+    return lambda _path: workflow_rerun_command(rule)
+
+
 def read_subgame(path, arrays=True):
     """Load a stored subgame, verified against its checksums.
 
@@ -135,25 +142,25 @@ def read_subgame(path, arrays=True):
     path = Path(path)
     if not (path / "zarr.json").exists():
         raise FileNotFoundError(f"no solved subgame at {path}")
-    rule = _rebuild_rule(path)
+    hint = _rebuild_hint(_rebuild_rule(path))
     try:
         root = zarr.open_group(str(path), mode="r")
         doc = dict(root.attrs)
     except Exception as err:  # zarr raises several types for a damaged zarr.json
-        raise corrupt(path / "zarr.json", f"cannot be read ({err})", rule) from err
-    attrs = verify_json(doc, path / "zarr.json", rule)
+        raise corrupt(path / "zarr.json", f"cannot be read ({err})", hint) from err
+    attrs = verify_json(doc, path / "zarr.json", hint)
     meta = attrs.get("arrays")
     if not isinstance(meta, dict) or set(meta) != set(ARRAYS):
-        raise corrupt(path / "zarr.json", f"lists the arrays {meta!r}, not {list(ARRAYS)}", rule)
+        raise corrupt(path / "zarr.json", f"lists the arrays {meta!r}, not {list(ARRAYS)}", hint)
     data = {}
     for name in ARRAYS if arrays else ():
         try:
             a = root[name][...]
         except Exception as err:  # a corrupt chunk: zstd, CRC or shape errors, whatever zarr raises
             raise corrupt(path / name, f"cannot be read ({type(err).__name__}: {err})",
-                          rule) from err
+                          hint) from err
         if array_checksum(a) != meta[name]["checksum"]:
-            raise corrupt(path / name, "does not match its checksum", rule)
+            raise corrupt(path / name, "does not match its checksum", hint)
         data[name] = a
     return attrs, data
 

@@ -1,21 +1,22 @@
-"""The command that reruns a 2048 run with the configuration it was made with (issue 16).
+"""Repair commands of a 2048 run's files: the command that rebuilds a damaged or missing layer,
+block manifest, ``solution.json`` or ``summary.csv`` with the configuration the run was made with.
 
-Repair hints (a corrupt or missing layer, a missing block manifest or solution.json) end with a
-command the user can run as printed. It must rebuild *this* run: a hint that says only
-``snakemake --cores all`` rebuilds the default config.yaml run, not a preset's. So:
+Repair hints end with a command the user can run as printed. It must rebuild *this* run, so:
 
-- ``workflow/rules/common.smk`` builds, from how Snakemake was invoked (:func:`snakemake_command`:
-  its ``--configfile`` files, ``--config`` values and ``--profile``), the command that reruns the
-  same configuration, and exports it to the jobs as :data:`RERUN_VARIABLE`.
+- inside the workflow, the jobs hold the command that reruns its configuration
+  (:data:`strongsolve.rerun.RERUN_VARIABLE`, set by ``workflow/rules/common.smk``);
 - the report stage records it in ``solution.json`` (key ``"rerun"``), for the commands that read a
-  finished run (query, play, inspect) outside Snakemake.
+  finished run (query, play, inspect) outside Snakemake;
 - when neither is there (a forward-only run, a deleted solution.json, a run made by
   ``strongsolve 2048 solve``), :func:`inferred_command` rebuilds one from the run's own files: a
   Snakemake command setting the run's parameters with ``--config`` when the run directory has
   Snakemake's job logs, else the ``strongsolve 2048 solve`` command.
 
-Commands name paths relative to the directory Snakemake ran in (the workflow directory) and are
-meant to be run there.
+A finished run's outputs are up to date for Snakemake, so a command forces the job that writes the
+damaged file: a layer's block manifest ``<dir>/block_<first>-<last>.json`` (the job's declared
+output), else the stage's rule (:data:`STAGE_RULES`). The store calls these through the ``hint``
+callables the game passes in (:func:`repair_command`, :func:`file_hint`). Commands name paths
+relative to the directory Snakemake ran in (the workflow directory) and are meant to be run there.
 """
 
 import json
@@ -24,69 +25,13 @@ import re
 import shlex
 from pathlib import Path
 
-RERUN_VARIABLE = "STRONGSOLVE_RERUN"
-"""Environment variable holding the base rerun command (set by the workflow for its jobs)."""
+from ...rerun import RERUN_VARIABLE, forced, is_snakemake_command, shown_path, snakemake_command
+from ...store.layers import block_manifest
+from .shape import last_age
 
 SNAKEMAKE_LOGS = ("forward_*.log", "backward_*.log", "solve_*.log", "report.log")
 """Log files the workflow's 2048 rules write under ``<run>/logs/``: their presence marks a
 Snakemake run."""
-
-
-def _shown_path(path, cwd):
-    """``path`` relative to ``cwd`` when it lies below it (shorter, and valid in a copy of the
-    workflow directory), else absolute."""
-    path = Path(path).absolute()
-    try:
-        return str(path.relative_to(Path(cwd).absolute()))
-    except ValueError:
-        return str(path)
-
-
-def profile_argument(argv):
-    """The value of ``--profile`` in a Snakemake command line (a list of words), or None."""
-    for i, word in enumerate(argv):
-        if word == "--profile" and i + 1 < len(argv):
-            return argv[i + 1]
-        if word.startswith("--profile="):
-            return word.split("=", 1)[1]
-    return None
-
-
-def snakemake_command(configfiles=(), config_args=(), profile=None, cwd="."):
-    """The Snakemake command that runs the workflow with the same configuration.
-
-    Parameters
-    ----------
-    configfiles : sequence of str or Path
-        The ``--configfile`` files of the invocation, in order (Snakemake keeps them as absolute
-        paths: ``workflow.config_settings.configfiles``).
-    config_args : sequence of str
-        The ``--config`` entries as typed, ``KEY=VALUE`` (``workflow.config_settings.config_args``).
-    profile : str, optional
-        The ``--profile`` of the invocation (the workflow's own profiles/default is read anyway).
-    cwd : str or Path
-        The directory Snakemake runs in; configfiles below it are given relative to it.
-
-    Returns
-    -------
-    str
-        ``snakemake --cores all [--profile P] [--configfile F ...] [--config K=V ...]``, each word
-        quoted for a POSIX shell. ``--config`` comes last, so ``--forcerun ...`` can be appended.
-    """
-    words = ["snakemake", "--cores", "all"]
-    if profile:
-        words += ["--profile", profile]
-    if configfiles:  # one flag for all: a repeated --configfile would keep only its last files
-        words += ["--configfile", *(_shown_path(f, cwd) for f in configfiles)]
-    if config_args:
-        words += ["--config", *config_args]
-    return shlex.join(words)
-
-
-def is_snakemake_command(command):
-    """True when ``command`` runs Snakemake (so ``--forcerun`` applies)."""
-    words = shlex.split(command)
-    return bool(words) and Path(words[0]).name == "snakemake"
 
 
 def recorded_command(run_dir):
@@ -142,8 +87,6 @@ def inferred_command(run_dir, to_last_age=False):
     str or None
         None when the directory holds no manifest or layer to read the parameters from.
     """
-    from ..games.g2048.shape import last_age  # lazy: the store does not need the game to load
-
     run_dir = Path(run_dir)
     params = _run_params(run_dir)
     if params is None:
@@ -166,7 +109,7 @@ def inferred_command(run_dir, to_last_age=False):
              + (f"objective: reach_tile, target_tile: {target}" if target else "objective: score")
              + (f", ages_per_job: {per_job}" if per_job else "") + "}")
     # named as rerun_command names the files it forces, so that both name the same outputs
-    results = _shown_path(run_dir.parent, os.getcwd())
+    results = shown_path(run_dir.parent, os.getcwd())
     config = [f"results={results}", "preset=", "games=[g2048]", f"g2048={g2048}",
               f"max_age={max_age if max_age else 'null'}"]
     return snakemake_command(config_args=config)
@@ -224,11 +167,9 @@ def rerun_command(*forcerun, run_dir=None):
     Parameters
     ----------
     *forcerun : str or Path
-        Snakemake rules (str) or output files (Path: a block manifest, ``solution.json``) to force;
-        ignored for a run that is not a Snakemake run (``strongsolve 2048 solve`` recomputes
-        whatever is missing). A file is named relative to the current directory when it lies below
-        it, as the workflow's outputs are named (relative to the workflow directory, where the
-        command is meant to run); Snakemake matches no other spelling.
+        Snakemake rules (str) or output files (Path: a block manifest, ``solution.json``) to force
+        (:func:`strongsolve.rerun.forced`); ignored for a run that is not a Snakemake run
+        (``strongsolve 2048 solve`` recomputes whatever is missing).
     run_dir : str or Path, optional
         The run directory, for the fallbacks of :func:`base_command`.
 
@@ -238,8 +179,70 @@ def rerun_command(*forcerun, run_dir=None):
         A shell command; ``snakemake --cores all`` with the forced targets when nothing is known
         about the run.
     """
-    command = base_command(run_dir) or "snakemake --cores all"
-    if forcerun and is_snakemake_command(command):
-        named = (_shown_path(t, os.getcwd()) if isinstance(t, Path) else str(t) for t in forcerun)
-        command += " --forcerun " + shlex.join(named)
-    return command
+    return forced(base_command(run_dir) or "snakemake --cores all", *forcerun)
+
+
+STAGE_RULES = {"afterstates": "g2048_forward", "values": "g2048_backward"}
+"""The workflow rule that writes each stage's layers (directory name -> rule), in a run of several
+blocks; a run of one block has a single rule for both (:data:`ONE_JOB_RULE`)."""
+ONE_JOB_RULE = "g2048_solve"
+"""The rule that writes both stages, the report and the plots of a run whose ages make one block
+(workflow/rules/g2048.smk); its job log ``<run>/logs/solve_<first>-<last>.log`` tells such a run."""
+
+
+def stage_rule(run_dir, stage):
+    """The workflow rule that writes ``stage``'s layers in the run ``run_dir``: :data:`ONE_JOB_RULE`
+    when the run's logs show its job (a run of one block has no other), else :data:`STAGE_RULES`."""
+    logs = Path(run_dir) / "logs"
+    if logs.is_dir() and any(logs.glob("solve_*.log")):
+        return ONE_JOB_RULE
+    return STAGE_RULES.get(stage, "g2048_backward")
+
+
+def block_target(path):
+    """What to force so that Snakemake rebuilds the layer ``.../<stage>/age_<n>.zarr``: the block
+    manifest of its age (the job's declared output; the blocks of both stages are the same, so the
+    other stage's manifests name it when this one's is gone), else the stage's rule
+    (:func:`stage_rule`)."""
+    path = Path(path)
+    manifest = block_manifest(path)
+    if manifest is None:
+        other = {"afterstates": "values", "values": "afterstates"}.get(path.parent.name)
+        twin = block_manifest(path.parent.parent / other / path.name) if other else None
+        manifest = path.parent / twin.name if twin else None
+    return manifest or stage_rule(path.parent.parent, path.parent.name)
+
+
+def repair_command(path):
+    """The shell command that rebuilds the damaged or missing layer ``path``: remove what is there
+    (a corrupt layer is never overwritten), then rerun the workflow as the run was made, forcing the
+    layer's block (a plain rerun of a finished run finds its outputs up to date and does nothing).
+    The forced jobs keep every layer that verifies and recompute only the missing ones.
+
+    Parameters
+    ----------
+    path : str or Path
+        The layer, ``<run>/<stage>/age_<n>.zarr``, as the caller names it (paths in the command
+        are the same, so it is meant for the directory the run's paths are relative to).
+
+    Returns
+    -------
+    str
+        ``rm -rf <path> && <rerun command> --forcerun <block manifest>`` (no ``rm`` when nothing is
+        there); the rerun command comes from :func:`rerun_command`, or for a layer of the
+        optimal-play store (``<run>/policy/``) from :func:`policy_command`.
+    """
+    path = Path(path)
+    if path.parent.name == "policy":
+        manifest = block_manifest(path)
+        command = policy_command(path.parent.parent, *([manifest] if manifest else []))
+    else:
+        command = rerun_command(block_target(path), run_dir=path.parent.parent)
+    return f"rm -rf {shlex.quote(str(path))} && {command}" if path.exists() else command
+
+
+def file_hint(path):
+    """The command that rebuilds the run's result file ``path`` (``solution.json``, ``summary.csv``)
+    by forcing it by name (its rule depends on the run's blocks): the ``hint`` of the store's
+    checksummed readers."""
+    return rerun_command(Path(path), run_dir=Path(path).parent)

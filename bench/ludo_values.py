@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from strongsolve.games import ludo, ludo_values
+from strongsolve.games.ludo import advice, encoding, rules
+from strongsolve.games.ludo.stages import values as ludo_values
 
 
 def peak_rss():
@@ -32,7 +33,7 @@ def advise_timing(board, pieces, held, sweeps, delta):
     import tempfile
     from pathlib import Path
 
-    from strongsolve.games import ludo_values_store as store
+    from strongsolve.games.ludo import saved as store
     from strongsolve.store.layers import layer_bytes, read_layer
 
     tmp = Path(tempfile.mkdtemp(prefix="ludo_values_bench_", dir="."))
@@ -57,7 +58,7 @@ def advise_timing(board, pieces, held, sweeps, delta):
             own, opp = tuple(rest[1:1 + pieces]), tuple(rest[1 + pieces:1 + 2 * pieces])
         t = time.perf_counter()
         saved = store.SavedValues(path, require_converged=False)
-        choices = ludo.advise(board, saved.race.lex_encoding(), saved.lex_values(), own, opp, 5)
+        choices = advice.advise(board, saved.race.lex_encoding(), saved.lex_values(), own, opp, 5)
         advise = time.perf_counter() - t
         return {"checkpoint_write_seconds": round(write, 2), "checkpoint_bytes": size,
                 "peak_rss_after_write_bytes": rss_write,
@@ -85,10 +86,10 @@ def main():
                     help="with --tol: solve again to this tighter tolerance and report the largest "
                          "value difference (the error the looser stop leaves)")
     args = ap.parse_args()
-    board = ludo.load_board(args.board)
+    board = rules.load_board(args.board)
     threads = ludo_values.set_threads(args.threads)
     out = {"board": args.board, "pieces": args.pieces, "threads": threads,
-           "positions": ludo.race_positions(board, args.pieces),
+           "positions": encoding.race_positions(board, args.pieces),
            "value_bytes": ludo_values.value_bytes(board, args.pieces)}
     began = time.perf_counter()
     race = ludo_values.race_tables(board, args.pieces)

@@ -24,7 +24,7 @@ from strongsolve.games.g2048.afterstate_code import (
 )
 from strongsolve.games.g2048.expand import _REACHED, layer_index_of_increasing, layer_size
 from strongsolve.games.g2048.run import Run
-from strongsolve.games.g2048.solution import Solution
+from strongsolve.games.g2048.advice import Solution
 from strongsolve.store.errors import CorruptLayerError
 from strongsolve.store.layers import read_layer, write_layer
 from test_compact_ids import all_boards_by_age

@@ -107,7 +107,8 @@ def test_ludo_rule_variants_base_reading_is_the_solver_rule(tmp_path):
     # bench/ludo_rule_variants.py (issue 19) shares no code with the solver: its base reading must
     # give the solver's value under the old move rule, and a changed reading another value
     import ludo_rule_variants as variants
-    from strongsolve.games import ludo
+    from strongsolve.games.ludo import rules
+    from strongsolve.games.ludo.stages import expansion
 
     data = {"length": 9, "jumps": {3: 6, 7: 2}, "overshoot": "stay", "die": 3, "safe": [5],
             "pass_by_overshoot": False}
@@ -117,7 +118,7 @@ def test_ludo_rule_variants_base_reading_is_the_solver_rule(tmp_path):
     flags = dict.fromkeys(variants.FLAGS, False)
     base, base_one, _ = variants.solve(*board, tuple(flags.values()), 1e-13)
     for pieces, value in ((2, base), (1, base_one)):
-        solver = ludo.solve_race(ludo.Board.from_mapping(data), pieces, tol=1e-14)
+        solver = expansion.solve_race(rules.Board.from_mapping(data), pieces, tol=1e-14)
         assert value == pytest.approx(solver.win_probability, abs=1e-11)
     one, _, _ = variants.solve(*board, tuple(dict(flags, stack_one=True).values()), 1e-13)
     assert abs(one - base) > 1e-6

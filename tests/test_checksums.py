@@ -18,7 +18,7 @@ import pytest
 
 from strongsolve.cli import main
 from strongsolve.games.g2048.report import read_solution, read_summary
-from strongsolve.games.g2048.solution import Solution
+from strongsolve.games.g2048.advice import Solution
 from strongsolve.store.checksums import read_json_checked, write_json_checked
 from strongsolve.store.errors import CorruptResultError
 from test_workflow import SNAKEMAKE, snakemake, workflow_copy

@@ -10,7 +10,7 @@ import pytest
 
 import naive
 from strongsolve.games.g2048 import pipeline
-from strongsolve.games.g2048.solution import Solution
+from strongsolve.games.g2048.advice import Solution
 
 SHAPES = [(2, 2), (2, 3)]
 # How many reachable boards per shape to check value by value: all of 2x2, a seeded sample of 2x3.

@@ -23,7 +23,7 @@ from strongsolve.games.g2048.board import encode
 from strongsolve.games.g2048.boardtext import parse_board
 from strongsolve.games.g2048.play import play
 from strongsolve.games.g2048.plots import LAYERS_PLOT, VALUES_PLOT
-from strongsolve.games.g2048.solution import Solution
+from strongsolve.games.g2048.advice import Solution
 
 REPO = Path(__file__).resolve().parents[1]
 QUERY_SAMPLE = 300  # random reachable 2x3 states checked move by move against the naive solver

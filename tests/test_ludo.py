@@ -12,7 +12,8 @@ import pytest
 
 import naive
 from strongsolve.cli import main
-from strongsolve.games import ludo
+from strongsolve.games.ludo import rules
+from strongsolve.games.ludo.stages import expansion
 
 BOARDS = Path(__file__).resolve().parents[1] / "workflow" / "boards"
 Z99 = 2.5758293035489004  # two-sided 99% normal quantile
@@ -49,7 +50,7 @@ def test_hdu4405_samples(n, flights, published):
     # HDU 4405 "Aeroplane chess" sample cases: one fair die, reaching or passing N ends the game,
     # flights chain (tests/cases.json "aeroplane_chess_hdu4405")
     data = {"length": n, "jumps": flights, "chain_jumps": True, "overshoot": "finish", "die": 6}
-    rolls = ludo.expected_rolls(ludo.Board.from_mapping(data))
+    rolls = rules.expected_rolls(rules.Board.from_mapping(data))
     assert round(rolls[0], 4) == published
     assert rolls[0] == pytest.approx(float(naive.ludo_expected_rolls(naive_board(data))[0]),
                                      rel=1e-12)
@@ -58,7 +59,7 @@ def test_hdu4405_samples(n, flights, published):
 @pytest.mark.parametrize("die", [6, LOADED])
 def test_classic_board_every_cell_and_monte_carlo(die):
     data = dict(CLASSIC, die=die)
-    rolls = ludo.expected_rolls(ludo.Board.from_mapping(data))
+    rolls = rules.expected_rolls(rules.Board.from_mapping(data))
     ref = naive.ludo_expected_rolls(naive_board(data))
     for cell, v in ref.items():
         assert rolls[cell] == pytest.approx(float(v), rel=1e-9, abs=1e-12)
@@ -66,12 +67,12 @@ def test_classic_board_every_cell_and_monte_carlo(die):
 
 
 def test_preset_files_are_the_classic_board():
-    fair = ludo.load_board(BOARDS / "classic60.yaml")
-    assert fair == ludo.Board.from_mapping(CLASSIC)
-    loaded = ludo.load_board(BOARDS / "classic60_loaded.yaml")
+    fair = rules.load_board(BOARDS / "classic60.yaml")
+    assert fair == rules.Board.from_mapping(CLASSIC)
+    loaded = rules.load_board(BOARDS / "classic60_loaded.yaml")
     assert loaded.die == (Fraction(2, 7),) + (Fraction(1, 7),) * 5
-    hdu = ludo.load_board(BOARDS / "hdu4405.yaml")
-    assert round(ludo.expected_rolls(hdu)[0], 4) == 2.3441
+    hdu = rules.load_board(BOARDS / "hdu4405.yaml")
+    assert round(rules.expected_rolls(hdu)[0], 4) == 2.3441
 
 
 @pytest.mark.parametrize("data", [
@@ -85,7 +86,7 @@ def test_preset_files_are_the_classic_board():
      "die": ["1/2", "1/4", "1/4"]},
 ])
 def test_small_boards_with_traps_overshoot_and_unreachable_goals(data):
-    rolls = ludo.expected_rolls(ludo.Board.from_mapping(data))
+    rolls = rules.expected_rolls(rules.Board.from_mapping(data))
     ref = naive.ludo_expected_rolls(naive_board(data))
     for cell, v in ref.items():
         if v is None:
@@ -113,13 +114,13 @@ def test_board_validation_names_the_bad_value(tmp_path):
     ]
     for data, message in bad:
         with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
-            ludo.Board.from_mapping(data)
+            rules.Board.from_mapping(data)
     # a cycle without chain_jumps is fine: each landing follows one jump
-    ludo.Board.from_mapping({"length": 10, "jumps": {3: 5, 5: 3}})
+    rules.Board.from_mapping({"length": 10, "jumps": {3: 5, 5: 3}})
     path = tmp_path / "b.yaml"
     path.write_text("length: 5\njumps: {2: 9}\n")
     with pytest.raises(ValueError, match=r"b\.yaml: jump 2->9 leaves the board"):
-        ludo.load_board(path)
+        rules.load_board(path)
 
 
 # today's rule (pass_by_overshoot false), the one naive.race_values and naive.simulate_race play;
@@ -137,7 +138,7 @@ RACES = [(dict(data, pass_by_overshoot=False), pieces) for data, pieces in RACES
 
 @pytest.mark.parametrize("data,pieces", RACES)
 def test_race_values_match_the_reference_everywhere(data, pieces):
-    sol = ludo.solve_race(ludo.Board.from_mapping(data), pieces, tol=1e-13)
+    sol = expansion.solve_race(rules.Board.from_mapping(data), pieces, tol=1e-13)
     ref = naive.race_values(naive_board(data), pieces)
     enc = sol.race.encoding
     live = np.diff(sol.race.expansion.node_ptr) > 0
@@ -149,7 +150,7 @@ def test_race_values_match_the_reference_everywhere(data, pieces):
     assert checked == live.sum() > 0
     # the best move per roll achieves the reference's best value
     own, opp = enc.position(int(np.flatnonzero(live)[len(np.flatnonzero(live)) // 2]))
-    for move in ludo.best_moves(sol, own, opp):
+    for move in expansion.best_moves(sol, own, opp):
         options = naive.race_moves(naive_board(data), own, opp, move["face"])
         if move["move_from"] is None:
             assert not options
@@ -162,7 +163,7 @@ def optimal_player(sol):
 
     def play(own, opp, face, moves):
         if (own, opp) not in cache:
-            cache[own, opp] = {m["face"]: m["move_from"] for m in ludo.best_moves(sol, own, opp)}
+            cache[own, opp] = {m["face"]: m["move_from"] for m in expansion.best_moves(sol, own, opp)}
         return [c for c, *_ in moves].index(cache[own, opp][face])
 
     return play
@@ -178,8 +179,8 @@ def trailing(own, opp, face, moves):
 
 @pytest.mark.parametrize("data,pieces", [RACES[0], RACES[2]])
 def test_race_win_rates_bracketed_by_monte_carlo(data, pieces):
-    board = ludo.Board.from_mapping(data)
-    sol = ludo.solve_race(board, pieces, tol=1e-13)
+    board = rules.Board.from_mapping(data)
+    sol = expansion.solve_race(board, pieces, tol=1e-13)
     games = 1500
     nb = naive_board(data)
     best = optimal_player(sol)
@@ -187,8 +188,8 @@ def test_race_win_rates_bracketed_by_monte_carlo(data, pieces):
     wins = naive.simulate_race(nb, pieces, best, best, random.Random("optimal"), games)
     bracket_wins(wins, games, sol.win_probability)
     for name, simple in (("leading", leading), ("trailing", trailing)):
-        first, second = ludo.match_win_probability(sol.race, sol.policy,
-                                                   ludo.simple_policy(sol.race, name))
+        first, second = expansion.match_win_probability(sol.race, sol.policy,
+                                                   expansion.simple_policy(sol.race, name))
         # optimal play never does worse than a fixed simple policy
         assert first >= sol.win_probability - 1e-9 and second >= 1 - sol.win_probability - 1e-9
         wins = naive.simulate_race(nb, pieces, best, simple, random.Random(name + "1"), games)
@@ -198,16 +199,16 @@ def test_race_win_rates_bracketed_by_monte_carlo(data, pieces):
 
 
 def test_race_size_and_piece_errors():
-    board = ludo.Board.from_mapping(CLASSIC)
+    board = rules.Board.from_mapping(CLASSIC)
     with pytest.raises(ValueError, match="pieces must be in 1..4, got 0"):
-        ludo.solve_race(board, 0)
+        expansion.solve_race(board, 0)
     with pytest.raises(ValueError, match="3 pieces on 54 rest cells give"):
-        ludo.solve_race(board, 3)
-    sol = ludo.solve_race(ludo.Board.from_mapping(RACES[1][0]), 1)
+        expansion.solve_race(board, 3)
+    sol = expansion.solve_race(rules.Board.from_mapping(RACES[1][0]), 1)
     with pytest.raises(ValueError, match="cell 2 is not a cell a piece can rest on"):
-        ludo.best_moves(sol, (2,), (0,))
+        expansion.best_moves(sol, (2,), (0,))
     with pytest.raises(ValueError, match="simple policy must be"):
-        ludo.simple_policy(sol.race, "random")
+        expansion.simple_policy(sol.race, "random")
 
 
 def test_cli_rolls_and_race(tmp_path, capsys):

@@ -8,7 +8,8 @@ import pytest
 
 import naive
 from strongsolve.cli import main
-from strongsolve.games import ludo
+from strongsolve.games.ludo import advice, encoding, rules
+from strongsolve.games.ludo.stages import expansion
 from test_ludo import naive_board
 
 BOARD = {"length": 5, "jumps": {3: 1}, "die": 3, "roll_again_on": 3, "safe": [2]}
@@ -37,15 +38,15 @@ def reference_choices(data, ref, own, opp, face, rule):
 @pytest.mark.parametrize("rule", [True, False])
 def test_every_choice_of_every_position_matches_the_reference(rule):
     data = dict(BOARD, pass_by_overshoot=rule)
-    board = ludo.Board.from_mapping(data)
-    sol = ludo.solve_race(board, 2, tol=1e-13)
+    board = rules.Board.from_mapping(data)
+    sol = expansion.solve_race(board, 2, tol=1e-13)
     ref = naive.ludo_race_reference(naive_board(data), 2, rule)
     enc = sol.race.encoding
     checked = 0
     for x in np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0):
         own, opp = enc.position(int(x))
         for face in (1, 2, 3):
-            got = ludo.advise(board, enc, sol.value, own, opp, face)
+            got = advice.advise(board, enc, sol.value, own, opp, face)
             expected = reference_choices(data, ref, own, opp, face, rule)
             # the reference lists a pass per overshooting piece and a move per piece identity
             assert {(c["move_from"], round(c["win_probability"], 9)) for c in got} == \
@@ -87,7 +88,7 @@ def test_cli_advise_reads_the_saved_race(tmp_path, capsys):
     np.savez(old, value=np.zeros(3))
     assert main(["ludo", "advise", str(old), "--position", "4,1/0,1", "--roll", "2"]) == 2
     err = capsys.readouterr().err
-    assert "not a race solution with its board" in err and "--policy-out" in err
+    assert f'{old} has no "checksum" member' in err and "--policy-out" in err
     # the race's JSON summary (what the workflow's race_p2.json is) points to its saved solution
     summary = tmp_path / "out" / "race_p2.json"
     summary.write_text("{}")
@@ -107,7 +108,7 @@ def test_a_position_with_more_pieces_than_solved_is_refused_with_the_commands_th
     capsys.readouterr()
     # rest cells 0, 1, 2, 4, 5 (3 jumps to 1): 4 pieces give C(5 + 3, 4)^2 = 4,900 positions,
     # 2 pieces 225; a solver holding 1,000 solves 2 pieces at most
-    monkeypatch.setattr(ludo, "MAX_RACE_NODES", 1000)
+    monkeypatch.setattr(encoding, "MAX_RACE_NODES", 1000)
     assert main(["ludo", "advise", str(saved), "--position", "1,3,2,4/0,1,2,4", "--roll",
                  "2"]) == 2
     err = capsys.readouterr().err
@@ -120,8 +121,8 @@ def test_a_position_with_more_pieces_than_solved_is_refused_with_the_commands_th
     # the command printed runs, and answers as advise does on that two-piece position
     assert main(command.split()[1:] + ["--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    sol = ludo.solve_race(ludo.Board.from_mapping(BOARD), 2, tol=1e-13)
-    expected = ludo.advise(sol.race.board, sol.race.encoding, sol.value, (1, 2), (0, 1), 2)
+    sol = expansion.solve_race(rules.Board.from_mapping(BOARD), 2, tol=1e-13)
+    expected = advice.advise(sol.race.board, sol.race.encoding, sol.value, (1, 2), (0, 1), 2)
     assert [c["win_probability"] for c in out["choices"]] == pytest.approx(
         [c["win_probability"] for c in expected], abs=1e-9)
 

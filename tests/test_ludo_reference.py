@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import naive
-from strongsolve.games import ludo
+from strongsolve.games.ludo import encoding, rules
+from strongsolve.games.ludo.stages import expansion
 from test_ludo import naive_board
 
 BOARDS = [
@@ -24,7 +25,7 @@ BOARDS = [dict(data, pass_by_overshoot=False) for data in BOARDS]
 @pytest.mark.parametrize("pieces", [1, 2])
 @pytest.mark.parametrize("data", BOARDS)
 def test_race_matches_the_ordered_tuple_reference_everywhere(data, pieces):
-    sol = ludo.solve_race(ludo.Board.from_mapping(data), pieces, tol=1e-13)
+    sol = expansion.solve_race(rules.Board.from_mapping(data), pieces, tol=1e-13)
     ref = naive.ludo_race_reference(naive_board(data), pieces, pass_by_overshoot=False)
     enc = sol.race.encoding
     live = np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0)
@@ -39,7 +40,7 @@ def test_a_stack_is_captured_whole():
     board = BOARDS[0]
     options = naive.ludo_race_options(naive_board(board), (1, 0), (3, 3), 2, False)
     assert ((3, 0), (0, 0), True) in options
-    race = ludo.race_expansion(ludo.Board.from_mapping(board), 2)
+    race = encoding.race_expansion(rules.Board.from_mapping(board), 2)
     enc = race.encoding
     x = enc.node((0, 1), (3, 3))
     o = race.expansion.node_ptr[x] + 1  # face 2

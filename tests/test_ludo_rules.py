@@ -10,7 +10,8 @@ import pytest
 
 import naive
 from strongsolve.cli import main
-from strongsolve.games import ludo
+from strongsolve.games.ludo import encoding, rules
+from strongsolve.games.ludo.stages import expansion
 from test_ludo import naive_board
 
 # small boards with overshoot "stay" (where the rules differ): traps, a shortcut, a safe cell, a
@@ -24,7 +25,7 @@ BOARDS = [
 
 def check_against_reference(data, pieces, rule):
     data = dict(data, pass_by_overshoot=rule)
-    sol = ludo.solve_race(ludo.Board.from_mapping(data), pieces, tol=1e-13)
+    sol = expansion.solve_race(rules.Board.from_mapping(data), pieces, tol=1e-13)
     ref = naive.ludo_race_reference(naive_board(data), pieces, rule)
     enc = sol.race.encoding
     live = np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0)
@@ -51,7 +52,7 @@ def test_the_rules_differ_with_two_pieces_and_agree_with_one():
             d = dict(data, pass_by_overshoot=rule)
             values[rule, pieces] = naive.ludo_race_reference(naive_board(d), pieces, rule)[
                 (0,) * pieces, (0,) * pieces]
-            sol = ludo.solve_race(ludo.Board.from_mapping(d), pieces, tol=1e-13)
+            sol = expansion.solve_race(rules.Board.from_mapping(d), pieces, tol=1e-13)
             assert sol.win_probability == pytest.approx(values[rule, pieces], abs=1e-9)
     assert values[True, 1] == pytest.approx(values[False, 1], abs=1e-12)
     assert abs(values[True, 2] - values[False, 2]) > 1e-4
@@ -62,8 +63,8 @@ def test_the_pass_is_a_candidate_only_under_the_designs_rule():
     # design's rule the mover may pick it (a pass, piece -1) or move 1 -> 4; today's rule forces the
     # move
     for rule, expected in ((True, [1, -1]), (False, [1])):
-        board = ludo.Board.from_mapping(dict(BOARDS[1], roll_again_on=None, pass_by_overshoot=rule))
-        race = ludo.race_expansion(board, 2)
+        board = rules.Board.from_mapping(dict(BOARDS[1], roll_again_on=None, pass_by_overshoot=rule))
+        race = encoding.race_expansion(board, 2)
         enc = race.encoding
         x = enc.node((1, 4), (0, 0))
         o = race.expansion.node_ptr[x] + 2  # outcomes are faces 1, 2, 3
@@ -71,21 +72,21 @@ def test_the_pass_is_a_candidate_only_under_the_designs_rule():
         assert [-1 if p < 0 else int(enc.cells[p]) for p in cands] == expected
         # the simple policies move a piece whenever one can move
         for kind in ("leading", "trailing"):
-            assert ludo.simple_policy(race, kind)[o] == 0
+            assert expansion.simple_policy(race, kind)[o] == 0
 
 
 def test_bounce_and_finish_boards_have_one_rule():
     for overshoot in ("bounce", "finish"):
         data = {"length": 5, "jumps": {3: 1}, "die": 3, "overshoot": overshoot}
-        a = ludo.solve_race(ludo.Board.from_mapping(dict(data, pass_by_overshoot=True)), 2)
-        b = ludo.solve_race(ludo.Board.from_mapping(dict(data, pass_by_overshoot=False)), 2)
+        a = expansion.solve_race(rules.Board.from_mapping(dict(data, pass_by_overshoot=True)), 2)
+        b = expansion.solve_race(rules.Board.from_mapping(dict(data, pass_by_overshoot=False)), 2)
         assert np.array_equal(a.value, b.value)
 
 
 def test_board_key_and_cli_option(tmp_path, capsys):
     with pytest.raises(ValueError, match="pass_by_overshoot must be true .* got 'yes'"):
-        ludo.Board.from_mapping({"length": 5, "pass_by_overshoot": "yes"})
-    assert ludo.Board.from_mapping({"length": 5}).pass_by_overshoot is True
+        rules.Board.from_mapping({"length": 5, "pass_by_overshoot": "yes"})
+    assert rules.Board.from_mapping({"length": 5}).pass_by_overshoot is True
     path = tmp_path / "b.yaml"
     path.write_text("length: 5\njumps: {3: 1}\ndie: 3\nroll_again_on: 3\n")
     answers = {}

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from strongsolve.cli import main
-from strongsolve.games import ludo
+from strongsolve.games.ludo import rules
+from strongsolve.games.ludo.stages import expansion
 
 BOARDS = Path(__file__).resolve().parents[1] / "workflow" / "boards"
 
@@ -32,16 +33,16 @@ def board_file(tmp_path, name, text):
 
 
 def test_cells_without_goal():
-    trap = ludo.Board.from_mapping({"length": 10, "chain_jumps": True, "jumps": {4: 0, 5: 0, 6: 0},
+    trap = rules.Board.from_mapping({"length": 10, "chain_jumps": True, "jumps": {4: 0, 5: 0, 6: 0},
                                     "die": 3})
-    assert ludo.cells_without_goal(trap) == [0, 1, 2, 3]
-    partial = ludo.Board.from_mapping({"length": 10, "die": 2, "jumps": {2: 10, 8: 6, 9: 6}})
+    assert rules.cells_without_goal(trap) == [0, 1, 2, 3]
+    partial = rules.Board.from_mapping({"length": 10, "die": 2, "jumps": {2: 10, 8: 6, 9: 6}})
     assert partial.rest_cells() == [0, 1, 3, 4, 5, 6, 7, 10]
-    assert ludo.cells_without_goal(partial) == [3, 4, 5, 6, 7]
+    assert rules.cells_without_goal(partial) == [3, 4, 5, 6, 7]
     for name in ("classic60.yaml", "classic60_loaded.yaml", "hdu4405.yaml"):
-        assert ludo.cells_without_goal(ludo.load_board(BOARDS / name)) == []
+        assert rules.cells_without_goal(rules.load_board(BOARDS / name)) == []
     # only 2s, overshoot `stay`: 0 -> 2, which flies to 1; 1 -> 3; from 3 every roll overshoots
-    assert ludo.cells_without_goal(ludo.Board.from_mapping({"length": 4, "die": [0, 1],
+    assert rules.cells_without_goal(rules.Board.from_mapping({"length": 4, "die": [0, 1],
                                                              "jumps": {2: 1}})) == [0, 1, 3]
 
 
@@ -60,7 +61,7 @@ def test_race_is_refused_at_once_naming_the_file_and_the_cells(tmp_path, capsys)
             "from each cell (inf from these)\n")
         with pytest.raises(ValueError, match=rf"^the goal \(cell 10\) cannot be reached from cells "
                                              rf"\[{', '.join(map(str, cells))}\]"):
-            ludo.solve_race(ludo.load_board(path), 1)
+            expansion.solve_race(rules.load_board(path), 1)
 
 
 def test_rolls_names_the_cells_the_goal_cannot_be_reached_from(tmp_path, capsys):

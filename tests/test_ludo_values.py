@@ -18,8 +18,10 @@ import pytest
 
 import naive
 from strongsolve.cli import main
-from strongsolve.games import ludo, ludo_values
-from strongsolve.games import ludo_values_store as store
+from strongsolve.games.ludo import encoding, rules
+from strongsolve.games.ludo import saved as store
+from strongsolve.games.ludo.stages import expansion
+from strongsolve.games.ludo.stages import values as ludo_values
 from test_ludo import naive_board
 
 # small boards with the classic board's features, overshoot "stay" (where the move rules differ)
@@ -58,7 +60,7 @@ def reference(data, pieces, rule):
 
 
 def check_against_reference(data, pieces, rule):
-    board = ludo.Board.from_mapping(dict(data, pass_by_overshoot=rule))
+    board = rules.Board.from_mapping(dict(data, pass_by_overshoot=rule))
     sol = ludo_values.solve_values(board, pieces, tol=1e-13)
     ref = reference(data, pieces, rule)
     race = sol.race
@@ -98,8 +100,8 @@ def test_one_and_two_pieces_match_the_plain_python_reference_everywhere(data, pi
      "roll_again_on": 6},
 ])
 def test_two_pieces_equal_the_expansion_solver(data):
-    board = ludo.Board.from_mapping(data)
-    old = ludo.solve_race(board, 2, tol=1e-14)
+    board = rules.Board.from_mapping(data)
+    old = expansion.solve_race(board, 2, tol=1e-14)
     new = ludo_values.solve_values(board, 2, tol=1e-14)
     of_lex = new.race.of_lex
     in_lex_order = new.value[np.ix_(of_lex, of_lex)].reshape(-1)
@@ -107,7 +109,7 @@ def test_two_pieces_equal_the_expansion_solver(data):
 
 
 def test_the_values_do_not_depend_on_the_thread_count():
-    board = ludo.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4})
+    board = rules.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4})
     one = ludo_values.solve_values(board, 3, tol=1e-9)
     ludo_values.set_threads(2)
     two = ludo_values.solve_values(board, 3, tol=1e-9)
@@ -146,7 +148,7 @@ def test_a_kill_during_the_sweeps_resumes_to_the_unbroken_values(tmp_path):
     report = json.loads(again.stdout)
     assert report["resumed_from_sweep"] >= 4
     assert not checkpoints.exists()  # removed once the solution is saved
-    unbroken = ludo_values.solve_values(ludo.load_board(board), 3, tol=1e-14)
+    unbroken = ludo_values.solve_values(rules.load_board(board), 3, tol=1e-14)
     saved = store.SavedValues(out)
     assert report["sweeps"] == unbroken.sweeps == saved.attrs["sweeps"]
     assert np.array_equal(np.asarray(saved.array[:]).reshape(unbroken.value.shape),
@@ -168,7 +170,7 @@ def partial_solve(board, directory, sweeps, log):
 
 @pytest.mark.parametrize("damage", ["chunk", "attributes"])
 def test_a_damaged_checkpoint_is_reported_and_not_used(tmp_path, damage):
-    board = ludo.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4})
+    board = rules.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4})
     lines = []
     points = partial_solve(board, tmp_path / "r.zarr.checkpoints", 5, lines.append)
     [path] = points.paths()
@@ -191,7 +193,7 @@ def test_a_damaged_checkpoint_is_reported_and_not_used(tmp_path, damage):
 
 
 def test_a_good_checkpoint_resumes_bit_for_bit_and_another_races_is_refused(tmp_path):
-    board = ludo.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4})
+    board = rules.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4})
     lines = []
     partial_solve(board, tmp_path / "c", 6, lines.append)
     resumed = ludo_values.solve_values(board, 3, tol=1e-13,
@@ -202,7 +204,7 @@ def test_a_good_checkpoint_resumes_bit_for_bit_and_another_races_is_refused(tmp_
     unbroken = ludo_values.solve_values(board, 3, tol=1e-13)
     assert resumed.sweeps == unbroken.sweeps and np.array_equal(resumed.value, unbroken.value)
     partial_solve(board, tmp_path / "d", 2, lines.append)
-    other = ludo.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4,
+    other = rules.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4,
                                      "pass_by_overshoot": False})
     with pytest.raises(ValueError, match="is a checkpoint of another race .*rm -rf"):
         ludo_values.solve_values(other, 3, checkpoints=store.Checkpoints(tmp_path / "d", other, 3))
@@ -262,7 +264,7 @@ def test_advise_on_another_piece_count_names_the_values_solver_and_its_saved_rac
         tmp_path, capsys, monkeypatch):
     # rest cells 0, 2, 3, 4: 2 pieces give C(5, 2)^2 = 100 positions, 3 pieces 400; an expansion
     # solver holding 100 solves 2 pieces at most
-    monkeypatch.setattr(ludo, "MAX_RACE_NODES", 100)
+    monkeypatch.setattr(encoding, "MAX_RACE_NODES", 100)
     path = tmp_path / "b.yaml"
     path.write_text(json.dumps(THREE[0]))
     saved = tmp_path / "race_p2_policy.npz"

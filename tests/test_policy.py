@@ -29,7 +29,7 @@ from strongsolve.games.g2048.policy import (
     states_of_age,
 )
 from strongsolve.games.g2048.run import Run
-from strongsolve.games.g2048.solution import Solution
+from strongsolve.games.g2048.advice import Solution
 from strongsolve.store.errors import CorruptLayerError
 from strongsolve.store.layers import read_attrs
 

@@ -24,7 +24,7 @@ from strongsolve.config import ConfigError, validate
 from strongsolve.games.g2048 import pipeline
 from strongsolve.games.g2048.forward import nothing_made_at
 from strongsolve.games.g2048.run import Run
-from strongsolve.games.g2048.solution import Solution
+from strongsolve.games.g2048.advice import Solution
 from strongsolve.games.g2048.spawn import cap_sum, expected_value, spawn_probabilities
 from strongsolve.games.g2048.targets import target_range
 

@@ -11,7 +11,8 @@ import pytest
 
 import naive
 from strongsolve.cli import main
-from strongsolve.games import shutbox as sb
+from strongsolve.games.shutbox import stages
+from strongsolve.games.shutbox.saved import load_result
 
 Z99 = 2.5758293035489004  # two-sided 99% normal quantile
 
@@ -28,7 +29,7 @@ def bracket(samples, exact):
 def test_small_model_matches_the_exact_fraction_and_the_write_up():
     exact = naive.flip_one_exact(4, 2)[0]
     for method in ("policy-iteration", "value-iteration", "value-iteration-jacobi"):
-        sol = sb.solve(4, 2, method=method)
+        sol = stages.solve(4, 2, method=method)
         assert sol.value_start == pytest.approx(float(exact), rel=1e-9)
     # seed write-up on Shut the Box (tests/cases.json "shutbox_flip_one_small_model"):
     # n = 4, f = 2 gives V = 5.673651, published to 7 digits
@@ -39,8 +40,8 @@ def test_small_model_matches_the_exact_fraction_and_the_write_up():
 @pytest.mark.parametrize("cards,faces", [(3, 2), (5, 3), (4, 5), (3, 1)])
 def test_every_mask_matches_the_reference(cards, faces):
     ref = naive.flip_one_exact(cards, faces)
-    sol = sb.solve(cards, faces)
-    exact = sb.exact_policy_value(sol)
+    sol = stages.solve(cards, faces)
+    exact = stages.exact_policy_value(sol)
     for mask, v in ref.items():
         if v is None:  # the goal cannot be reached: infinity, reported as such
             assert math.isinf(sol.value[mask]) and math.isinf(exact[mask])
@@ -50,21 +51,21 @@ def test_every_mask_matches_the_reference(cards, faces):
 
 
 def test_n12_f6_policy_and_value_iteration_agree_with_the_exact_solve():
-    pi = sb.solve(12, 6, method="policy-iteration")
-    vi = sb.solve(12, 6, method="value-iteration")
-    exact = sb.exact_policy_value(pi)
+    pi = stages.solve(12, 6, method="policy-iteration")
+    vi = stages.solve(12, 6, method="value-iteration")
+    exact = stages.exact_policy_value(pi)
     assert vi.value_start == pytest.approx(pi.value_start, rel=1e-9)
     assert exact[0] == pytest.approx(pi.value_start, rel=1e-9)
     np.testing.assert_allclose(vi.value, pi.value, rtol=1e-9)
     assert pi.residual < 1e-9 and vi.residual < 1e-9
     # the value-iteration policy is optimal as well
-    assert sb.exact_policy_value(vi)[0] == pytest.approx(pi.value_start, rel=1e-9)
+    assert stages.exact_policy_value(vi)[0] == pytest.approx(pi.value_start, rel=1e-9)
 
 
 def test_policy_table_is_greedy_and_plays_to_the_exact_value():
     cards, faces = 4, 2
-    sol = sb.solve(cards, faces)
-    rolls, flip = sb.flip_one_policy_table(cards, faces, sol.policy)
+    sol = stages.solve(cards, faces)
+    rolls, flip = stages.flip_one_policy_table(cards, faces, sol.policy)
     assert flip.shape == (1 << cards, len(rolls)) and (flip[-1] == -1).all()
     for mask in range((1 << cards) - 1):
         for r, (x, y) in enumerate(rolls.tolist()):
@@ -86,7 +87,7 @@ STANDARD = [(False, 0.071432), (True, 0.097614)]
 
 @pytest.mark.parametrize("one_die,butler", STANDARD)
 def test_standard_game_matches_butler_and_the_reference(one_die, butler):
-    sol = sb.solve(9, 6, "standard", "max-shut", one_die)
+    sol = stages.solve(9, 6, "standard", "max-shut", one_die)
     assert sol.value_start == pytest.approx(float(naive.standard_value(9, 6, "max-shut", one_die)),
                                             rel=1e-9)
     # D. Butler, "Shut The Box" analysis, http://www.durangobill.com/ShutTheBoxExtra/STBstats.txt:
@@ -96,17 +97,17 @@ def test_standard_game_matches_butler_and_the_reference(one_die, butler):
     if one_die:
         # UnaryPlus/shut-the-box-strategy README: 956177159/9795520512 for the same variant
         assert sol.value_start == pytest.approx(956177159 / 9795520512, rel=1e-12)
-    ms = sb.solve(9, 6, "standard", "min-sum", one_die)
+    ms = stages.solve(9, 6, "standard", "min-sum", one_die)
     assert ms.value_start == pytest.approx(float(naive.standard_value(9, 6, "min-sum", one_die)),
                                            rel=1e-9)
-    pi = sb.solve(9, 6, "standard", "min-sum", one_die, method="policy-iteration")
+    pi = stages.solve(9, 6, "standard", "min-sum", one_die, method="policy-iteration")
     assert pi.value_start == pytest.approx(ms.value_start, rel=1e-12)
 
 
 @pytest.mark.parametrize("objective", ["max-shut", "min-sum"])
 def test_standard_small_boards_match_the_reference(objective):
     for cards, faces, one_die in [(5, 3, False), (6, 4, True), (1, 1, False)]:
-        sol = sb.solve(cards, faces, "standard", objective, one_die, method="value-iteration")
+        sol = stages.solve(cards, faces, "standard", objective, one_die, method="value-iteration")
         ref = naive.standard_value(cards, faces, objective, one_die)
         assert sol.value_start == pytest.approx(float(ref), rel=1e-9, abs=1e-15)
 
@@ -114,8 +115,8 @@ def test_standard_small_boards_match_the_reference(objective):
 @pytest.mark.parametrize("objective", ["max-shut", "min-sum"])
 def test_standard_policy_plays_to_its_value(objective):
     cards, faces, one_die = 9, 6, True
-    sol = sb.solve(cards, faces, "standard", objective, one_die)
-    table = sb.standard_policy_table(cards, faces, one_die, sol.policy, sol.expansion)
+    sol = stages.solve(cards, faces, "standard", objective, one_die)
+    table = stages.standard_policy_table(cards, faces, one_die, sol.policy, sol.expansion)
 
     def choose(open_tiles, total, options):
         mask = sum(1 << (t - 1) for t in open_tiles)
@@ -131,17 +132,17 @@ def test_standard_policy_plays_to_its_value(objective):
 
 def test_bad_parameters_are_named():
     with pytest.raises(ValueError, match="cards must be an integer in 1..20, got 0"):
-        sb.solve(0, 6)
+        stages.solve(0, 6)
     with pytest.raises(ValueError, match="faces must be an integer in 1..100, got 0"):
-        sb.solve(4, 0)
+        stages.solve(4, 0)
     with pytest.raises(ValueError, match="objective 'max-shut' does not apply to rule 'flip-one'"):
-        sb.solve(4, 2, "flip-one", "max-shut")
+        stages.solve(4, 2, "flip-one", "max-shut")
     with pytest.raises(ValueError, match="rule must be one of"):
-        sb.solve(4, 2, "flip-two")
+        stages.solve(4, 2, "flip-two")
     with pytest.raises(ValueError, match="one_die applies only"):
-        sb.solve(4, 2, one_die=True)
+        stages.solve(4, 2, one_die=True)
     with pytest.raises(ValueError, match="method must be"):
-        sb.solve(4, 2, method="guess")
+        stages.solve(4, 2, method="guess")
 
 
 def test_cli(tmp_path, capsys):
@@ -149,7 +150,7 @@ def test_cli(tmp_path, capsys):
     assert main(["shutbox", "--cards", "4", "--faces", "2", "--rule", "flip-one", "--objective",
                  "min-rolls", "--json", "--check", "--policy", "--output", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    assert printed == json.loads(out.read_text())
+    assert printed == load_result(out)  # the file holds the same document, with its checksum
     assert printed["value"] == pytest.approx(float(Fraction(8936, 1575)), rel=1e-9)
     assert printed["checks"]["max_relative_difference"] < 1e-9
     assert len(printed["policy"]["flip"]) == 16

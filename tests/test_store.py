@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from strongsolve.games.g2048.hints import repair_command
-from strongsolve.store.atomic import StoreWriteError, write_json_atomic, write_text_atomic
+from strongsolve.store.atomic import write_json_atomic, write_text_atomic
+from strongsolve.store.errors import StoreWriteError
 from strongsolve.store.layers import (
     CorruptLayerError,
     block_manifest,
@@ -283,7 +284,8 @@ def test_disk_full_while_writing_a_layer_leaves_nothing(tmp_path):
         import resource, sys
         import numpy as np
         from strongsolve.store.layers import write_layer
-        from strongsolve.store.atomic import StoreWriteError, write_text_atomic
+        from strongsolve.store.atomic import write_text_atomic
+        from strongsolve.store.errors import StoreWriteError
         write_text_atomic({str(tmp_path / "summary.csv")!r}, "old\\n")
         resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
         ids = np.random.default_rng(5).integers(0, 2**63, 100_000).astype(np.uint64)

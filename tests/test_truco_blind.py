@@ -89,7 +89,7 @@ def test_blind_option_in_the_row11_driver(tmp_path):
     with pytest.raises(ValueError, match="eleven_eleven"):
         solve_group(11, tmp_path, dict(eleven_eleven="closed"), capacities=tiny_capacities)
     # the CLI's policy query names the blind rule instead of a missing decision
-    from strongsolve.commands.truco import policy
+    from strongsolve.games.truco.advice import policy
     with pytest.raises(ValueError, match="blind play"):
         policy((11, 11), 0, "7c", "Ac 3h 4s", results=tmp_path)
 

@@ -10,7 +10,7 @@ LUDO = config["ludo"]
 LUDO_BOARD = LUDO["board"]
 LUDO_DIR = f"{RESULTS}/ludo_{os.path.splitext(os.path.basename(LUDO_BOARD))[0]}"
 LUDO_DICE = {"board": None, **LUDO["extra_dice"]}
-# races solved by values only (strongsolve.games.ludo_values; three pieces on the classic board):
+# races solved by values only (strongsolve.games.ludo.stages.values; three pieces on the classic board):
 # their values in race_p<P>_values.zarr, read by `strongsolve ludo advise`, instead of a policy file
 LUDO_VALUES_PIECES = list(LUDO["race_values_pieces"])
 LUDO_EXPANSION_PIECES = [p for p in LUDO["race_pieces"] if p not in LUDO_VALUES_PIECES]

@@ -64,7 +64,7 @@ rule truco_abstraction_sizes:
     conda:
         "../envs/strongsolve.yaml"
     shell:
-        logged("python -m strongsolve.games.truco.solve sizes --out {output}")
+        logged("strongsolve truco abstraction-sizes --out {output}")
 
 
 rule truco_row11_group:
@@ -88,7 +88,7 @@ rule truco_row11_group:
         "../envs/strongsolve.yaml"
     shell:
         logged(
-            "python -m strongsolve.games.truco.solve group --x {wildcards.x} --results {params.results} "
+            "strongsolve truco solve-group --x {wildcards.x} --results {params.results} "
             "--params '{params.solver}' --workers {threads}"
         )
 
@@ -105,7 +105,7 @@ rule truco_row11_summary:
     conda:
         "../envs/strongsolve.yaml"
     shell:
-        logged("python -m strongsolve.games.truco.solve summary --results {params.results} --out {output}")
+        logged("strongsolve truco row11-summary --results {params.results} --out {output}")
 
 
 rule truco_grid_tier:
@@ -140,7 +140,7 @@ rule truco_grid_tier:
     conda:
         "../envs/strongsolve.yaml"
     shell:
-        logged("env NUMBA_NUM_THREADS={params.numba_threads} python -m strongsolve.games.truco.grid tier --tier {wildcards.tier} "
+        logged("env NUMBA_NUM_THREADS={params.numba_threads} strongsolve truco grid-tier --tier {wildcards.tier} "
                "--min-score {wildcards.lo} --results {params.results} --deck '{params.deck}' "
                "--params '{params.solver}' --workers {params.workers} --out {output}")
 
@@ -160,5 +160,5 @@ rule truco_grid_summary:
     conda:
         "../envs/strongsolve.yaml"
     shell:
-        logged("python -m strongsolve.games.truco.grid summary --results {params.results} "
+        logged("strongsolve truco grid-summary --results {params.results} "
                "--min-score {params.min_score} --deck '{params.deck}' --out {output}")

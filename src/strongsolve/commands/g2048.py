@@ -111,14 +111,9 @@ def _solve(args):
         print(json.dumps({k: v for k, v in doc.items() if k != "start_states"}, indent=2))
 
 
-def _fmt(value, objective):
-    """A value as text: points to 6 decimals, probabilities to 12 (moves can differ by 1e-10)."""
-    return f"{value:.6f}" if objective == "score" else f"{value:.12f}"
-
-
 def _query(args):
+    from ..games.g2048.advice import Solution, format_value
     from ..games.g2048.boardtext import draw_board, parse_board
-    from ..games.g2048.solution import Solution
 
     sol = Solution(args.run_dir)
     board = parse_board(args.board, sol.rows, sol.cols)
@@ -139,20 +134,20 @@ def _query(args):
     unit = "expected future points" if sol.objective == "score" else f"P(make {sol.target_tile})"
     print(f"{sol.run.directory.name}: state of age {q['age']}")
     print(draw_board(board, sol.rows, sol.cols))
-    print(f"value {_fmt(q['value'], sol.objective)} ({unit})")
+    print(f"value {format_value(q['value'], sol.objective)} ({unit})")
     if not q["moves"]:
         print("no legal move: the game is over")
         return
     print(f"{'move':<6} {'reward':>8} {'afterstate value':>18} {'total':>18}")
     for m in q["moves"]:
         mark = "  <- best" if m["move"] == q["best"] else ""
-        print(f"{m['move']:<6} {m['reward']:>8g} {_fmt(m['afterstate_value'], sol.objective):>18} "
-              f"{_fmt(m['total'], sol.objective):>18}{mark}")
+        print(f"{m['move']:<6} {m['reward']:>8g} {format_value(m['afterstate_value'], sol.objective):>18} "
+              f"{format_value(m['total'], sol.objective):>18}{mark}")
 
 
 def _play(args):
+    from ..games.g2048.advice import Solution, format_value
     from ..games.g2048.play import play
-    from ..games.g2048.solution import Solution
 
     sol = Solution(args.run_dir)
     policy = None
@@ -163,7 +158,7 @@ def _play(args):
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return
-    f = lambda v: _fmt(v, sol.objective)  # noqa: E731
+    f = lambda v: format_value(v, sol.objective)  # noqa: E731
     lo, hi = result.ci95
     what = "score" if sol.objective == "score" else f"fraction reaching {sol.target_tile}"
     inside = "inside" if lo <= result.expected_score <= hi else "OUTSIDE"

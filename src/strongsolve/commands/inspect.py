@@ -162,7 +162,7 @@ def _layer(sol, args):
 
 
 def run(args):
-    from ..games.g2048.solution import Solution
+    from ..games.g2048.advice import Solution
 
     sol = Solution(args.run_dir)
     if args.age is None:

@@ -1,6 +1,5 @@
 """``strongsolve ludo``: exact expected rolls of one piece, optimal two-player races (issue 7)."""
 
-import json
 import math
 import os
 import sys
@@ -8,7 +7,7 @@ from pathlib import Path
 
 from . import emit
 
-MAX_RACE_NODES = 10_000_000  # ludo.MAX_RACE_NODES, without importing numba for --help
+MAX_RACE_NODES = 10_000_000  # games.ludo.encoding.MAX_RACE_NODES, without importing numba for --help
 
 
 def register(subparsers):
@@ -91,7 +90,7 @@ def _die_options(p):
 def _board(args):
     import yaml
 
-    from ..games.ludo import Board
+    from ..games.ludo.rules import Board
 
     with open(args.board) as f:
         try:
@@ -120,7 +119,7 @@ def _board_json(board):
 
 
 def run_rolls(args):
-    from ..games.ludo import cells_without_goal, expected_rolls, unreachable_goal_text
+    from ..games.ludo.rules import cells_without_goal, expected_rolls, unreachable_goal_text
 
     board = _board(args)
     per_cell = expected_rolls(board)
@@ -149,59 +148,22 @@ def _parse_position(text, pieces):
                          f"{','.join(['0'] * pieces)} (own cells/opponent cells), got {text!r}")
 
 
-def _save_policy(path, solution):
-    import os
-    from pathlib import Path
-
-    import numpy as np
-
-    from ..store.atomic import temporary_name
-
-    race = solution.race
-    exp = race.expansion
-    faces = [d for d, p in enumerate(race.board.die, 1) if p > 0]
-    n = exp.n_nodes
-    best = np.full((n, len(faces)), -2, np.int16)  # -2: ended game, -1: pass
-    counts = np.diff(exp.node_ptr)
-    live = counts > 0
-    chosen = exp.out_ptr[:-1] + solution.policy
-    piece = race.piece[chosen]
-    cell = np.where(piece >= 0, race.encoding.cells[np.maximum(piece, 0)], -1)
-    best[live] = cell.reshape(-1, len(faces))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temporary_name(path)
-    try:
-        with open(tmp, "wb") as f:
-            np.savez_compressed(
-                f, cells=race.encoding.cells, tuples=race.encoding.tuples,
-                board=np.array(json.dumps(_board_json(race.board))),
-                faces=np.array(faces), value=solution.value, move_from=best,
-                readme=np.array("node = rank(own) * M + rank(opponent), rank = row of tuples "
-                                "(indices into cells); value = win probability of the player to "
-                                "move; move_from[node, face] = cell of the piece to move, -1 pass, "
-                                "-2 ended game"))
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
 def _progress(line):
     print(line, file=sys.stderr, flush=True)
 
 
 def run_race(args):
-    from ..games import ludo
+    from ..games.ludo import encoding, rules, saved
+    from ..games.ludo.stages import expansion
 
     if not 1 <= args.pieces <= 4:
         raise ValueError(f"--pieces must be in 1..4, got {args.pieces}")
     board = _board(args)
-    stuck = ludo.cells_without_goal(board)  # before the expansion: value iteration would never settle
+    stuck = rules.cells_without_goal(board)  # before the expansion: value iteration would never settle
     if stuck:
-        raise ValueError(ludo.unreachable_goal_message(board, stuck, args.board))
+        raise ValueError(rules.unreachable_goal_message(board, stuck, args.board))
     if args.solver == "values" or (args.solver == "auto" and (
-            args.values_out or ludo.race_positions(board, args.pieces) > ludo.MAX_RACE_NODES)):
+            args.values_out or encoding.race_positions(board, args.pieces) > encoding.MAX_RACE_NODES)):
         return _run_race_values(args, board)
     if args.values_out:
         raise ValueError("--values-out is written by the values solver; drop --solver expansion "
@@ -211,7 +173,7 @@ def run_race(args):
     # progress on stderr (the workflow shows it on the terminal): a two-piece race runs for minutes
     _progress(f"race of {args.pieces} piece(s) each on {args.board}: listing the positions, then "
               f"value iteration until no win probability changes by more than {args.tol:g}")
-    sol = ludo.solve_race(board, args.pieces, tol=args.tol, progress=lambda sweep, delta: _progress(
+    sol = expansion.solve_race(board, args.pieces, tol=args.tol, progress=lambda sweep, delta: _progress(
         f"  sweep {sweep}: largest change {delta:.3g}"))
     out = {"game": "ludo-race", "board_file": args.board, "board": _board_json(board),
            "pieces": args.pieces, "positions": sol.race.expansion.n_nodes,
@@ -224,31 +186,32 @@ def run_race(args):
     _progress(f"  optimal play solved in {sol.sweeps} sweeps")
     for kind in args.against:
         _progress(f"  matching it against move-the-{kind}-piece")
-        first, second = ludo.match_win_probability(sol.race, sol.policy,
-                                                   ludo.simple_policy(sol.race, kind), tol=args.tol)
+        first, second = expansion.match_win_probability(sol.race, sol.policy,
+                                                   expansion.simple_policy(sol.race, kind), tol=args.tol)
         out["against"][kind] = {"optimal_moves_first": first, "optimal_moves_second": second}
         lines.append(f"  optimal vs move-the-{kind}-piece: wins {first:.10f} moving first, "
                      f"{second:.10f} moving second")
     for text in args.position:
         own, opp = _parse_position(text, args.pieces)
-        moves = ludo.best_moves(sol, own, opp)
+        moves = expansion.best_moves(sol, own, opp)
         out["positions_queried"].append({"own": list(own), "opponent": list(opp), "moves": moves})
         lines.append(f"  position {text}: " + ", ".join(
             f"roll {m['face']}: "
             f"{'pass' if m['move_from'] is None else 'move ' + str(m['move_from'])}"
             f" ({m['win_probability']:.4f})" for m in moves))
     if args.policy_out:
-        _save_policy(args.policy_out, sol)
+        saved.save_policy(args.policy_out, sol)
         out["policy_file"] = args.policy_out
     emit(args, out, "\n".join(lines))
     return 0
 
 
 def _run_race_values(args, board):
-    """``ludo race`` by the values solver (:mod:`..games.ludo_values`)."""
-    from ..games import ludo, ludo_values
+    """``ludo race`` by the values solver (:mod:`..games.ludo.stages.values`)."""
+    from ..games.ludo import encoding
+    from ..games.ludo.stages import values as ludo_values
 
-    positions = ludo.race_positions(board, args.pieces)
+    positions = encoding.race_positions(board, args.pieces)
     if args.policy_out:
         raise ValueError(f"--policy-out holds the expansion solver's policy, which {positions:,} "
                          "positions do not fit; the values solver saves the values with "
@@ -278,8 +241,8 @@ def _run_race_values(args, board):
 
 
 def _solve_values(args, board, positions, threads, limit):
-    from ..games import ludo_values
-    from ..games import ludo_values_store as store
+    from ..games.ludo import saved as store
+    from ..games.ludo.stages import values as ludo_values
 
     checkpoints = None
     if args.values_out:
@@ -336,7 +299,7 @@ def _sweep_progress(tol):
 
 def _report_saved_values(args, board, positions):
     """A rerun after the solve finished: the saved values answer, if they are of this race."""
-    from ..games import ludo_values_store as store
+    from ..games.ludo import saved as store
 
     saved = store.SavedValues(args.values_out)
     attrs = saved.attrs
@@ -356,7 +319,7 @@ def _report_saved_values(args, board, positions):
 
 
 def _finish_values_report(args, board, race, values, out):
-    from ..games import ludo
+    from ..games.ludo import advice
 
     rule = ("any piece not at the goal may be picked; an overshooting one stays"
             if board.pass_by_overshoot else "only a piece that can move may be picked")
@@ -368,7 +331,7 @@ def _finish_values_report(args, board, race, values, out):
         moves = []
         for face, p in enumerate(board.die, 1):
             if p > 0:
-                best = next(c for c in ludo.advise(board, enc, values, own, opp, face) if c["best"])
+                best = next(c for c in advice.advise(board, enc, values, own, opp, face) if c["best"])
                 moves.append({"face": face, "move_from": best["move_from"],
                               "win_probability": best["win_probability"]})
         out["positions_queried"].append({"own": list(own), "opponent": list(opp), "moves": moves})
@@ -380,103 +343,16 @@ def _finish_values_report(args, board, race, values, out):
     return 0
 
 
-def _load_solution(path):
-    """(board, encoding, value) of a race saved by ``--policy-out``; errors name the file and the
-    command that writes a readable one."""
-    import numpy as np
-
-    from ..games import ludo
-
-    if Path(path).is_dir():  # a values solver's layer (--values-out): rows read on demand
-        from ..games.ludo_values_store import SavedValues
-
-        saved = SavedValues(path)
-        return saved.board, saved.race.lex_encoding(), saved.lex_values()
-    policy = Path(path).with_name(Path(path).stem + "_policy.npz")
-    if Path(path).suffix == ".json" and policy.is_file():  # the race's JSON: its values are beside it
-        raise ValueError(f"{path} is the race's summary; advise reads its saved solution: "
-                         f"`strongsolve ludo advise {policy} ...`")
-    try:
-        saved = np.load(path)
-        stored = {key: saved[key] for key in ("board", "cells", "tuples", "value")}
-    except (OSError, ValueError, KeyError) as err:
-        raise ValueError(f"{path}: not a race solution with its board ({err}); write one with "
-                         "`strongsolve ludo race BOARD --pieces P --policy-out "
-                         f"{path}`") from None
-    board = ludo.Board.from_mapping(json.loads(str(stored["board"])))
-    pieces = stored["tuples"].shape[1]
-    enc = ludo.race_encoding(board, pieces)
-    if not (np.array_equal(enc.cells, stored["cells"]) and np.array_equal(enc.tuples, stored["tuples"])
-            and stored["value"].shape == (enc.n_tuples ** 2,)):
-        raise ValueError(f"{path}: its positions do not match its board; write it again with "
-                         f"`strongsolve ludo race BOARD --pieces {pieces} --policy-out {path}`")
-    return board, enc, stored["value"]
-
-
-def _piece_count_message(args, board, pieces, own, opp):
-    """Why a position with another piece count than the saved race gets no advice, and the
-    commands that answer what can be answered (issue 19: the design's four-piece example)."""
-    from ..games import ludo, ludo_values
-
-    if len(own) != len(opp):
-        return (f"position {args.position}: both players need the same number of pieces, got "
-                f"{len(own)} and {len(opp)}")
-    k = len(own)
-    text = (f"position {args.position} has {k} piece(s) each, but {args.result} holds the race "
-            f"of {pieces} piece(s) each")
-    rest = set(board.rest_cells())
-    off = sorted({c for c in (*own, *opp) if c not in rest})
-    if off:
-        jumps = ", ".join(f"{c} -> {board.jumps[c]}" for c in off if c in board.jumps)
-        many = len(off) > 1
-        text += (f"; {'cells' if many else 'cell'} {', '.join(map(str, off))} "
-                 f"{'are not cells' if many else 'is not a cell'} a piece can rest on in this "
-                 "board"
-                 + (f" (jump {'sources' if many else 'source'}: {jumps})" if jumps else ""))
-    values = Path(args.result).with_name(f"race_p{k}_values.zarr")  # the workflow's names
-    if values.is_dir():
-        return text + (f"; advise from the {k}-piece race saved beside it: `strongsolve ludo "
-                       f"advise {values} --position {args.position} --roll {args.roll}`")
-    largest = ludo.largest_race_pieces(board)
-    sibling = Path(args.result).with_name(f"race_p{k}_policy.npz")
-    if k <= largest:
-        if sibling.is_file():
-            return text + (f"; advise from the {k}-piece race saved beside it: `strongsolve ludo "
-                           f"advise {sibling} --position {args.position} --roll {args.roll}`")
-        return text + (f"; solve the {k}-piece race first: `strongsolve ludo race BOARD.yaml "
-                       f"--pieces {k} --policy-out {sibling}`, then run `strongsolve ludo advise "
-                       f"{sibling} --position {args.position} --roll {args.roll}`")
-    text += (f". The {k}-piece game is not solved exactly: {ludo.race_positions(board, k):,} "
-             f"positions on this board, more than the {ludo.MAX_RACE_NODES:,} the expansion "
-             f"solver holds; {largest} piece(s) each is the largest race it solves here")
-    need = ludo_values.value_bytes(board, k)
-    if need <= ludo_values.default_memory_limit():
-        text += (f". The values solver holds it ({need / 1e9:.2f} GB): `strongsolve ludo race "
-                 f"BOARD.yaml --pieces {k} --values-out {values}`, then `strongsolve ludo advise "
-                 f"{values} --position {args.position} --roll {args.roll}`")
-    else:
-        text += (f"; its values alone take {need / 1e9:,.0f} GB, more than 80% of this machine's "
-                 "memory")
-    if k > pieces:  # a smaller race: advice on some of the pieces, in another game
-        mine = [c for c in own if c in rest][:pieces]
-        theirs = [c for c in opp if c in rest][:pieces]
-        if len(mine) == pieces and len(theirs) == pieces:
-            sub = f"{','.join(map(str, mine))}/{','.join(map(str, theirs))}"
-            text += (f". Advice in the race of {pieces} piece(s) each, the other pieces left out "
-                     f"(another game, not an answer for this position): `strongsolve ludo advise "
-                     f"{args.result} --position {sub} --roll {args.roll}`")
-    return text
-
-
 def run_advise(args):
-    from ..games import ludo
+    from ..games.ludo import advice, saved
 
-    board, enc, value = _load_solution(args.result)
+    board, enc, value = saved.load_race(args.result)
     pieces = enc.tuples.shape[1]
     own, opp = _parse_position(args.position, pieces)
     if len(own) != pieces or len(opp) != pieces:
-        raise ValueError(_piece_count_message(args, board, pieces, own, opp))
-    choices = ludo.advise(board, enc, value, own, opp, args.roll)
+        raise ValueError(advice.piece_count_message(args.result, args.position, args.roll, board,
+                                                     pieces, own, opp))
+    choices = advice.advise(board, enc, value, own, opp, args.roll)
     out = {"game": "ludo-advise", "result": args.result, "pieces": pieces,
            "pass_by_overshoot": board.pass_by_overshoot, "own": list(own), "opponent": list(opp),
            "roll": args.roll,

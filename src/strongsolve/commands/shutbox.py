@@ -5,7 +5,6 @@ cannot reach, e.g. ``--faces 1``: the expected rolls are infinite) or NaN is wri
 the text output prints it as ``inf``.
 """
 
-import math
 from pathlib import Path
 
 from . import emit
@@ -61,18 +60,6 @@ def register(subparsers):
     advise.set_defaults(handler=run_advise)
 
 
-def finite_or_none(value):
-    """``value`` with every non-finite float (inf, NaN) replaced by None, in nested dicts and lists,
-    so that it is written as strict JSON (``null``; Python's json writes ``Infinity``)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [finite_or_none(v) for v in value]
-    return value
-
-
 def _check_output(path):
     """Refuse an ``--output`` that cannot be a file before the solve (ValueError naming it)."""
     if path and Path(path).is_dir():
@@ -80,13 +67,14 @@ def _check_output(path):
                          f"{Path(path) / 'shutbox.json'}")
 
 
-def _emit(args, out, text):
+def _emit(args, out, text, write=None):
     """:func:`emit`, with a failed ``--output`` write explained for this command (the store's
     message is about the workflow's layers)."""
+    from ..games.shutbox.saved import finite_or_none
     from ..store.errors import StoreWriteError
 
     try:
-        emit(args, finite_or_none(out), text)
+        emit(args, finite_or_none(out), text, write)
     except StoreWriteError as err:
         # the store's reason (it names a file standing where a directory is needed), without its
         # advice; else the system's
@@ -101,17 +89,17 @@ def _emit(args, out, text):
 
 
 def run(args):
-    from ..games import shutbox as sb
+    from ..games.shutbox import saved, stages
 
     _check_output(args.output)
     objective = args.objective or ("min-rolls" if args.rule == "flip-one" else "max-shut")
     if args.exact:  # the exact solve starts from the float one and returns it
-        rational = sb.solve_exact(args.cards, args.faces, args.rule, objective, args.one_die,
+        rational = stages.solve_exact(args.cards, args.faces, args.rule, objective, args.one_die,
                                   args.method, args.tol)
         sol = rational.float_solution
     else:
         rational = None
-        sol = sb.solve(args.cards, args.faces, args.rule, objective, args.one_die, args.method,
+        sol = stages.solve(args.cards, args.faces, args.rule, objective, args.one_die, args.method,
                        args.tol)
     out = {"game": "shutbox", "rule": args.rule, "objective": objective, "cards": args.cards,
            "faces": args.faces, "one_die": args.one_die, "method": args.method,
@@ -119,11 +107,11 @@ def run(args):
            "unit": UNITS[objective],
            "iterations": sol.iterations, "sweeps": sol.sweeps, "residual": sol.residual}
     if args.check:
-        vi = sb.solve(args.cards, args.faces, args.rule, objective, args.one_die,
+        vi = stages.solve(args.cards, args.faces, args.rule, objective, args.one_die,
                       "value-iteration" if args.method == "policy-iteration" else
                       "policy-iteration", args.tol)
         start = 0 if args.rule == "flip-one" else (1 << args.cards) - 1
-        exact = float(sb.exact_policy_value(sol)[start])
+        exact = float(stages.exact_policy_value(sol)[start])
         out["checks"] = {"other_method": vi.value_start, "exact_policy_value": exact,
                          "max_relative_difference": max(abs(vi.value_start - sol.value_start),
                                                         abs(exact - sol.value_start))
@@ -133,12 +121,12 @@ def run(args):
         out["exact_policies_evaluated"] = rational.steps
     if args.policy:
         if args.rule == "flip-one":
-            rolls, flip = sb.flip_one_policy_table(args.cards, args.faces, sol.policy)
+            rolls, flip = stages.flip_one_policy_table(args.cards, args.faces, sol.policy)
             out["policy"] = {"node": "mask of set cards, bit c-1 for card c",
                              "rolls": rolls.tolist(), "flip": flip.tolist(),
                              "value_per_mask": sol.value.tolist()}
         else:
-            table = sb.standard_policy_table(args.cards, args.faces, args.one_die, sol.policy,
+            table = stages.standard_policy_table(args.cards, args.faces, args.one_die, sol.policy,
                                              sol.expansion)
             out["policy"] = {"node": "mask of open tiles, bit t-1 for tile t; entry: mask of the "
                                      "tiles to shut per roll total, 0 = game over",
@@ -160,7 +148,7 @@ def run(args):
         c = out["checks"]
         text += (f"\n  check: other method {c['other_method']:.12g}, exact policy value "
                  f"{c['exact_policy_value']:.12g}")
-    _emit(args, out, text)
+    _emit(args, out, text, saved.write_result)
     return 0
 
 
@@ -177,27 +165,16 @@ def _ints(text, what):
 
 
 def run_advise(args):
-    import json
+    from ..games.shutbox import advice, saved
 
-    from ..games import shutbox as sb
-
-    fix = (f"write one with `strongsolve shutbox --cards N --faces F --rule R --policy --output "
-           f"{args.result}`")
-    try:
-        with open(args.result) as f:
-            doc = json.load(f)
-        variant = {k: doc[k] for k in ("rule", "objective", "cards", "faces", "one_die")}
-        value = [math.inf if v is None else v for v in doc["policy"]["value_per_mask"]]
-    except (OSError, ValueError, KeyError, TypeError) as err:
-        raise ValueError(f"{args.result}: not a Shut the Box solution with its values ({err}); "
-                         f"{fix}") from None
+    variant, value = saved.load_values(args.result)
     roll = _ints(args.roll, "--roll")
     for face in roll:
         if not 1 <= face <= variant["faces"]:
             raise ValueError(f"--roll {args.roll}: face {face} is not on a die of "
                              f"{variant['faces']} faces")
-    choices = sb.advise(variant["rule"], variant["objective"], variant["cards"], variant["one_die"],
-                        value, _ints(args.open, "--open"), tuple(roll))
+    choices = advice.advise(variant["rule"], variant["objective"], variant["cards"],
+                            variant["one_die"], value, _ints(args.open, "--open"), tuple(roll))
     unit = UNITS[variant["objective"]]
     out = {"game": "shutbox-advise", "result": args.result, **variant, "unit": unit,
            "open": sorted(_ints(args.open, "--open")), "roll": roll, "choices": choices}

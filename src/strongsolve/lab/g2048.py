@@ -1,6 +1,6 @@
 """2048 page: pick a solved run, enter a board by clicking cells, see each move's value; play.
 
-Numbers come from :class:`strongsolve.games.g2048.solution.Solution` (``Solution.query``, the
+Numbers come from :class:`strongsolve.games.g2048.advice.Solution` (``Solution.query``, the
 function behind ``strongsolve 2048 query``) and are printed with the CLI's own formatting.
 """
 
@@ -10,12 +10,11 @@ from pathlib import Path
 
 from flask import Blueprint, current_app, request
 
-from ..commands.g2048 import _fmt
 from ..games.g2048.board import DIRECTIONS, decode, encode, move, start_states
 from ..games.g2048.boardtext import format_board, parse_board
-from ..games.g2048.solution import Solution
+from ..games.g2048.advice import Solution, format_value
 from ..games.g2048.hints import inferred_command
-from .app import esc, render_page, workflow_command
+from .layout import esc, render_page, workflow_command
 
 blueprint = Blueprint("g2048", __name__)
 
@@ -109,8 +108,8 @@ def _moves_table(q, objective, hints=True):
         rows.append(f'<tr id="move-{m["move"]}"{" class=best" if best and hints else ""}>'
                     f'<td>{m["move"]}{" ← best" if best and hints else ""}</td>'
                     f'<td class="reward">{m["reward"]:g}</td>'
-                    f'<td class="afterstate">{_fmt(m["afterstate_value"], objective)}</td>'
-                    f'<td class="total">{_fmt(m["total"], objective)}</td></tr>')
+                    f'<td class="afterstate">{format_value(m["afterstate_value"], objective)}</td>'
+                    f'<td class="total">{format_value(m["total"], objective)}</td></tr>')
     if not rows:
         return '<p id="game-over">no legal move: the game is over</p>'
     return ('<table class="values" id="moves"><tr><th>move</th><th>reward</th>'
@@ -165,7 +164,7 @@ def query_page():
             f'<a href="/2048/play?run={esc(chosen.name)}" id="play-link">Play a game</a></p>',
             _board_html(shown, sol.rows, sol.cols, editable=True), SCRIPT]
     if q is not None:
-        body.append(f'<p>state of age {q["age"]}: value <span id="value">{_fmt(q["value"], sol.objective)}'
+        body.append(f'<p>state of age {q["age"]}: value <span id="value">{format_value(q["value"], sol.objective)}'
                     f'</span> ({unit})</p>' + _moves_table(q, sol.objective))
     return render_page("2048", "\n".join(body), errors)
 
@@ -216,7 +215,7 @@ def play_page():
     except ValueError as err:
         return render_page("Play 2048", errors=[str(err)])
     expected = sol.expected_score()
-    f = lambda v: _fmt(v, sol.objective)  # noqa: E731
+    f = lambda v: format_value(v, sol.objective)  # noqa: E731
     state = f"run={esc(chosen.name)}&seed={seed}&step={step}&points={points:g}&hints={int(hints)}" \
             f"&board={esc(format_board(board, sol.rows, sol.cols))}"
     buttons = "".join(f'<a class="mv" id="play-{d}" href="/2048/play?{state}&move={d}">{d}</a> '

@@ -3,19 +3,21 @@
 It reads what ``strongsolve ludo race --output R.json --policy-out R_policy.npz`` saved (the
 workflow's ``results/ludo_<board>/race_p<k>.json`` and ``race_p<k>_policy.npz``): the board from the
 JSON, the win probability of every position and the chosen piece per position and roll from the
-npz. A choice's value follows from the rules through :func:`games.ludo.advise` (as `strongsolve ludo advise`), which makes
-the moves of the one position asked (nothing is solved again, no expansion is built).
+npz (verified through :func:`games.ludo.saved.load_policy`). The choices, their values and the best
+one are what :func:`games.ludo.advice.advise` returns (as `strongsolve ludo advise`): nothing is
+solved again here, no expansion is built.
 """
 
 import json
 from functools import lru_cache
 from pathlib import Path
 
-import numpy as np
 from flask import Blueprint, current_app, request
 
-from ..games.ludo import Board, advise, race_encoding
-from .app import esc, render_page, workflow_command
+from ..games.ludo.advice import advise
+from ..games.ludo.saved import load_policy
+from ..store.errors import CorruptResultError
+from .layout import esc, render_page, workflow_command
 
 blueprint = Blueprint("ludo", __name__)
 
@@ -35,12 +37,8 @@ def policy_path(path):
 @lru_cache(maxsize=4)
 def _load(path, stamp):
     doc = json.loads(Path(path).read_text())
-    board = Board.from_mapping(doc["board"])
-    with np.load(policy_path(path)) as z:
-        saved = {k: z[k] for k in ("cells", "faces", "value", "move_from")}
-    encoding = race_encoding(board, doc["pieces"])
-    if not np.array_equal(saved["cells"], encoding.cells) \
-            or saved["value"].size != encoding.n_tuples ** 2:
+    board, encoding, saved = load_policy(policy_path(path))
+    if board.to_mapping() != doc["board"] or encoding.tuples.shape[1] != doc["pieces"]:
         raise ValueError(f"{policy_path(path)} does not belong to the board of {path}")
     return doc, board, encoding, saved
 
@@ -56,6 +54,8 @@ def load(path):
                          "workflow)")
     try:
         return _load(str(path), (path.stat().st_mtime_ns, npz.stat().st_mtime_ns))
+    except CorruptResultError as err:
+        raise ValueError(str(err)) from None
     except (OSError, KeyError, ValueError) as err:
         raise ValueError(f"{path}: cannot be read ({err})") from None
 
@@ -122,13 +122,11 @@ def page():
             face = int(face_t)
             choices = advise(board, encoding, saved["value"], own, opp, face)
             node = encoding.node(own, opp)
-            best = int(saved["move_from"][node, faces.index(face)])
-            best = None if best < 0 else best
             rows = "".join(
                 f'<tr id="piece-{c["move_from"] if c["move_from"] is not None else "pass"}"'
-                f'{" class=best" if c["move_from"] == best else ""}><td>'
+                f'{" class=best" if c["best"] else ""}><td>'
                 f'{"move the piece on " + str(c["move_from"]) if c["move_from"] is not None else "pass"}'
-                f'{" ← best" if c["move_from"] == best else ""}</td>'
+                f'{" ← best" if c["best"] else ""}</td>'
                 f'<td class="value">{c["win_probability"]:.10f}</td></tr>' for c in choices)
             body.append(f'<p>position value (mover to play, before the roll): <span id="value">'
                         f'{saved["value"][node]:.10f}</span></p><table class="values" id="choices">'

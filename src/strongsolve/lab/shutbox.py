@@ -1,19 +1,20 @@
 """Shut the Box page: a position and a roll -> each legal choice's value and the best.
 
 It reads the JSON files of ``strongsolve shutbox --policy --output`` (the workflow's
-``results/shutbox_<n>/``): the optimal value of every position (``value_per_mask``) and the chosen
-move per position and roll. A choice's value follows from the rules (:mod:`games.shutbox`): in the
-flip-one game, flipping card c after a roll costs that roll plus the expected rolls from the new
-position; in the standard game, shutting tiles s leaves the value of the open tiles without s.
+``results/shutbox_<n>/``) through :mod:`games.shutbox.saved` (verified against their checksums) and
+shows what :func:`games.shutbox.advice.advise` returns, as ``strongsolve shutbox advise`` prints it:
+every choice, the position after it, its value and the best one.
 """
 
-import json
 from pathlib import Path
 
 from flask import Blueprint, current_app, request
 
-from ..games.shutbox import ONE_DIE_SUM, flip_cards, roll_totals
-from .app import esc, render_page, workflow_command
+from ..games.shutbox.advice import advise
+from ..games.shutbox.rules import ONE_DIE_SUM, roll_totals
+from ..games.shutbox.saved import load_result, load_values
+from ..store.errors import CorruptResultError
+from .layout import esc, render_page, workflow_command
 
 blueprint = Blueprint("shutbox", __name__)
 
@@ -27,11 +28,11 @@ def result_files(results):
 def load(path):
     """The result document of ``path``; ValueError naming the file when it cannot answer queries."""
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as err:
+        doc = load_result(path)
+    except CorruptResultError as err:
+        raise ValueError(str(err)) from None
+    except OSError as err:
         raise ValueError(f"{path}: cannot be read ({err})") from None
-    if doc.get("game") != "shutbox":
-        raise ValueError(f"{path}: not a Shut the Box result")
     if "policy" not in doc:
         raise ValueError(f"{path}: saved without its policy table; solve it again with --policy, e.g. "
                          f"`strongsolve shutbox --rule {doc['rule']} --cards {doc['cards']} --faces "
@@ -54,39 +55,6 @@ def status_html(results):
         out.append("<li>no Shut the Box result in this folder; solve it with "
                    f"<code>{esc(workflow_command(results, ['shutbox']))}</code></li>")
     return "\n".join(out) + "</ul>"
-
-
-def _value(x):
-    return float("inf") if x is None else float(x)  # strict JSON writes an infinite value as null
-
-
-def flip_one_choices(doc, mask, x, y):
-    """Each card the roll (x, y) lets flip from the set cards ``mask``: ``(card, new mask, expected
-    rolls)`` (card 0: the roll passes), and the card the saved policy flips."""
-    n = doc["cards"]
-    policy = doc["policy"]
-    values = policy["value_per_mask"]
-    rolls = [tuple(r) for r in policy["rolls"]]
-    r = rolls.index((min(x, y), max(x, y)))
-    choices = [(c, mask ^ (1 << (c - 1)), 1.0 + _value(values[mask ^ (1 << (c - 1))]))
-               for c in flip_cards(x, y, n)] or [(0, mask, 1.0 + _value(values[mask]))]
-    return choices, policy["flip"][mask][r]
-
-
-def standard_choices(doc, mask, total):
-    """Each set of open tiles summing to ``total``: ``(shut mask, open mask after, value)``; the
-    game-end choice (shut mask 0) when none; and the shut mask the saved policy picks."""
-    values = doc["policy"]["value_per_mask"]
-    choices = []
-    s = mask
-    while s > 0:
-        if sum(t + 1 for t in range(doc["cards"]) if s >> t & 1) == total:
-            choices.append((s, mask ^ s, _value(values[mask ^ s])))
-        s = (s - 1) & mask
-    if not choices:
-        open_sum = sum(t + 1 for t in range(doc["cards"]) if mask >> t & 1)
-        choices.append((0, mask, 0.0 if doc["objective"] == "max-shut" else float(open_sum)))
-    return choices, doc["policy"]["shut"][str(mask)][str(total)]
 
 
 def _tiles(mask, n):
@@ -148,14 +116,17 @@ def page():
                 if mask == (1 << n) - 1:
                     errors.append("every card is set: the game is over, there is no roll")
                 else:
-                    choices, best = flip_one_choices(doc, mask, xi, yi)
+                    _, value = load_values(path)
+                    choices = advise("flip-one", doc["objective"], n, False, value,
+                                     _tiles(((1 << n) - 1) ^ mask, n), (xi, yi))
                     rows = "".join(
-                        f'<tr id="choice-{c}"{" class=best" if c == best else ""}><td>'
-                        f'{"flip " + str(c) if c else "pass"}{" ← best" if c == best else ""}</td>'
-                        f'<td>{" ".join(map(str, _tiles(after, n))) or "none"}</td>'
-                        f'<td class="value">{_fmt(v)}</td></tr>' for c, after, v in choices)
+                        f'<tr id="choice-{c["flip"] or 0}"{" class=best" if c["best"] else ""}><td>'
+                        f'{"flip " + str(c["flip"]) if c["flip"] else "pass"}'
+                        f'{" ← best" if c["best"] else ""}</td>'
+                        f'<td>{" ".join(str(t) for t in range(1, n + 1) if t not in c["open_after"]) or "none"}'
+                        f'</td><td class="value">{_fmt(c["value"])}</td></tr>' for c in choices)
                     table = ('<table class="values" id="choices"><tr><th>choice</th><th>set cards after'
-                             '</th><th>expected rolls (this one included)</th></tr>' + rows + "</table>")
+                             '</th><th>expected rolls after this one</th></tr>' + rows + "</table>")
     else:
         total = request.args.get("total", "")
         form.append(f'<p>roll total <input name="total" id="total" size="3" value="{esc(total)}"></p>')
@@ -169,13 +140,16 @@ def page():
                 errors.append(f"roll total {total!r} is impossible here; allowed: "
                               f"{allowed[0]}..{allowed[-1]} ({'one die' if one else 'two dice'})")
             else:
-                choices, best = standard_choices(doc, mask, int(total))
+                _, value = load_values(path)
+                choices = advise("standard", doc["objective"], n, doc["one_die"], value,
+                                 _tiles(mask, n), total=int(total))
                 rows = "".join(
-                    f'<tr id="choice-{s}"{" class=best" if s == best else ""}><td>'
-                    f'{"shut " + " ".join(map(str, _tiles(s, n))) if s else "game over"}'
-                    f'{" ← best" if s == best else ""}</td>'
-                    f'<td>{" ".join(map(str, _tiles(after, n))) or "none"}</td>'
-                    f'<td class="value">{_fmt(v)}</td></tr>' for s, after, v in choices)
+                    f'<tr id="choice-{sum(1 << (t - 1) for t in c["shut"])}"'
+                    f'{" class=best" if c["best"] else ""}><td>'
+                    f'{"shut " + " ".join(map(str, c["shut"])) if c["shut"] else "game over"}'
+                    f'{" ← best" if c["best"] else ""}</td>'
+                    f'<td>{" ".join(map(str, c["open_after"])) or "none"}</td>'
+                    f'<td class="value">{_fmt(c["value"])}</td></tr>' for c in choices)
                 table = (f'<table class="values" id="choices"><tr><th>choice</th><th>open tiles after'
                          f'</th><th>{doc["unit"]}</th></tr>' + rows + "</table>")
     form.append('<button type="submit" id="go">Values</button></form>')

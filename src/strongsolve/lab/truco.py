@@ -11,12 +11,12 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, current_app, request
 
-from ..commands.truco import N_SUBGAMES, policy
+from ..games.truco.advice import N_SUBGAMES, policy
 from ..games.truco import abstraction as ab
 from ..games.truco import rules as R
 from ..games.truco.store import list_solved
 from ..games.truco.subgames import N_SCORES, check_score
-from .app import esc, render_page, workflow_command
+from .layout import esc, render_page, workflow_command
 from .truco_line import line_html, random_deal
 
 blueprint = Blueprint("truco", __name__)

@@ -11,10 +11,10 @@ as the physical cards of the hand that fall in them; a click plays one of those 
 import random
 from urllib.parse import urlencode
 
-from ..commands.truco import policy_line
+from ..games.truco.advice import policy_line
 from ..games.truco import rules as R
 from ..games.truco.line import replay_line
-from .app import esc
+from .layout import esc
 
 
 def random_deal(vira, seed):

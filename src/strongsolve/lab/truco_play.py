@@ -15,12 +15,12 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, current_app, request
 
-from ..commands.truco import policy_line
+from ..games.truco.advice import policy_line
 from ..games.truco import rules as R
 from ..games.truco.line import replay_line
 from ..games.truco.subgames import check_score
 from ..games.truco.tree import FOLD, NOBODY, ladder_outcome
-from .app import esc, render_page
+from .layout import esc, render_page
 from .truco_line import action_token, check_deal, random_deal
 
 blueprint = Blueprint("truco_play", __name__)

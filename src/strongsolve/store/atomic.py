@@ -16,7 +16,6 @@ import sys
 import uuid
 from pathlib import Path
 
-from .errors import StoreWriteError
 from .lock import holds_writer_lock
 from .space import write_failed
 

@@ -10,7 +10,9 @@ SHA-256 of their canonical content, stored
 - beside a text file, in a sidecar ``<name>.sha256`` over the file's bytes, in the format of
   ``sha256sum`` so that ``sha256sum -c summary.csv.sha256`` checks it too (``summary.csv``, which
   spreadsheet and CSV readers must see unchanged);
-- for an array, over its dtype, shape and bytes (:func:`array_checksum`).
+- for an array, over its dtype, shape and bytes (:func:`array_checksum`);
+- inside a NumPy ``.npz`` archive, as one more member ``checksum``: the SHA-256 over every other
+  member's name and :func:`array_checksum`, in name order (:func:`write_npz_checked`).
 
 A load that finds the checksum missing or different, or the file unreadable, raises
 :class:`CorruptResultError` naming the file and the command that rebuilds it, which the caller's
@@ -20,11 +22,13 @@ store knows no game and no workflow rule.
 
 import hashlib
 import json
+import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from .atomic import write_json_atomic, write_text_atomic
+from .atomic import temporary_name, write_json_atomic, write_text_atomic
 from .errors import CorruptResultError
 
 CHECKSUM_KEY = "checksum"
@@ -177,3 +181,70 @@ def read_text_checked(path, hint):
     if hashlib.sha256(data).hexdigest() != want:
         raise corrupt(path, f"does not match its checksum ({side})", hint)
     return data.decode()
+
+
+def npz_checksum(arrays):
+    """``"sha256:<hex>"`` over the members of an archive (name -> array, without ``checksum``):
+    each name and :func:`array_checksum`, in name order."""
+    parts = [f"{name}={array_checksum(arrays[name])}" for name in sorted(arrays) if name != CHECKSUM_KEY]
+    return _sha256("\n".join(parts).encode())
+
+
+def write_npz_checked(path, arrays):
+    """Write ``arrays`` (name -> array) as a compressed ``.npz`` archive with the member
+    ``checksum`` (:func:`npz_checksum`), atomically (a temporary name beside ``path``, then a rename).
+
+    Raises
+    ------
+    OSError
+        Disk full or directory not writable; nothing is left at ``path``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = temporary_name(path)
+    try:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **arrays, **{CHECKSUM_KEY: np.array(npz_checksum(arrays))})
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def read_npz_checked(path, hint):
+    """Load every member of an archive written by :func:`write_npz_checked` and verify it.
+
+    Parameters
+    ----------
+    path : str or Path
+    hint : callable
+        ``hint(path) -> str``: the shell command that rebuilds the file, for the error message.
+
+    Returns
+    -------
+    dict of str -> numpy array
+        Without ``checksum``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    CorruptResultError
+        If it is not a readable archive (truncated, not a zip), has no checksum, or does not match
+        it; the message names the file and the command that rebuilds it.
+    """
+    path = Path(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {name: z[name] for name in z.files}
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+        raise corrupt(path, f"cannot be read as an .npz archive ({err})", hint) from err
+    stored = arrays.pop(CHECKSUM_KEY, None)
+    if stored is None:
+        raise corrupt(path, f'has no "{CHECKSUM_KEY}" member (written before checksums were kept, '
+                            "or damaged)", hint)
+    if str(stored) != npz_checksum(arrays):
+        raise corrupt(path, "does not match its checksum", hint)
+    return arrays

@@ -18,14 +18,12 @@ first group with a missing subgame. ``root`` is the results directory for the fu
 row may also come from the row-11 workflow, ``truco/row11``) and ``results/truco_deck_<cards>``
 for a small deck.
 
-Run as ``python -m strongsolve.games.truco.grid tier --tier t1 ...`` (one Snakemake job per tier).
+Run as ``strongsolve truco grid-tier --tier t1 ...`` (one Snakemake job per tier).
 """
 
-import argparse
 import json
 import re
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -402,36 +400,14 @@ def grid_summary(results, deck=None, min_score=0):
     return rows
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m strongsolve.games.truco.grid")
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    t = sub.add_parser("tier", help="solve one tier of the score grid (the region of min_score)")
-    t.add_argument("--tier", required=True, choices=TIERS)
-    t.add_argument("--results", required=True)
-    t.add_argument("--min-score", type=int, default=0)
-    t.add_argument("--deck", default='"full"', help='JSON: "full" or a list of cards')
-    t.add_argument("--params", default="{}", help="JSON overrides of the solver parameters")
-    t.add_argument("--workers", type=int, help="processes side by side (overrides the parameters')")
-    t.add_argument("--out", required=True, help="CSV of the tier's subgames, written at the end")
-    m = sub.add_parser("summary", help="CSV of every stored subgame of the region, with W per score")
-    m.add_argument("--results", required=True)
-    m.add_argument("--min-score", type=int, default=0)
-    m.add_argument("--deck", default='"full"', help='JSON: "full" or a list of cards')
-    m.add_argument("--out", required=True)
-    args = parser.parse_args(argv)
-    deck = deck_from_config(json.loads(args.deck))
-    if args.cmd == "summary":
-        rows = grid_summary(args.results, deck, args.min_score)
-        write_text_atomic(args.out, _csv(rows, SUMMARY_COLUMNS[:4] + ["W"] + SUMMARY_COLUMNS[4:]))
-        return 0
-    prm = json.loads(args.params)
-    if args.workers:
-        prm["workers"] = args.workers
-    rows = solve_tier(args.tier, args.results, prm, deck, args.min_score,
-                      log=lambda m: print(m, file=sys.stderr, flush=True))
-    write_text_atomic(args.out, _csv(rows))
-    return 0
+def write_grid_summary(results, out, deck=None, min_score=0):
+    """Write the CSV of :func:`grid_summary` (columns ``SUMMARY_COLUMNS`` with ``W`` after the
+    vira class) to ``out``, atomically."""
+    rows = grid_summary(results, deck, min_score)
+    write_text_atomic(out, _csv(rows, SUMMARY_COLUMNS[:4] + ["W"] + SUMMARY_COLUMNS[4:]))
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def write_tier(tier, results, out, prm, deck=None, min_score=0, log=print):
+    """Solve one tier of the score grid (:func:`solve_tier`) and write the CSV of its subgames
+    (``SUMMARY_COLUMNS``) to ``out``, atomically, at the end."""
+    write_text_atomic(out, _csv(solve_tier(tier, results, prm, deck, min_score, log=log)))

@@ -1,12 +1,11 @@
 """Stage driver: solve the groups of the 11 row with discounted CFR, write them, summarise them.
 
-Run as ``python -m strongsolve.games.truco.solve {group,summary,sizes} ...`` (one Snakemake job per
+Run as ``strongsolve truco solve-group``, ``row11-summary``, ``abstraction-sizes`` (one Snakemake job per
 group, see workflow/rules/truco.smk). A group (subgames.py) holds the scores that depend on each
 other through three tied tricks, for all nine vira classes; it is iterated to a fixed point of the
 continuation values ``W`` of its own scores, warm-starting each subgame's CFR from the last round.
 """
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -638,32 +637,13 @@ def _csv(rows):
     return "\n".join([",".join(cols)] + [",".join(str(r[k]) for k in cols) for r in rows]) + "\n"
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m strongsolve.games.truco.solve")
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    g = sub.add_parser("group", help="solve one group of the 11 row")
-    g.add_argument("--x", required=True, help="group: 11 (11-11) or 0..10 (11-x and x-11)")
-    g.add_argument("--results", required=True)
-    g.add_argument("--params", default="{}", help="JSON overrides of the solver parameters")
-    g.add_argument("--workers", type=int, help="processes side by side (overrides the parameters')")
-    s = sub.add_parser("summary", help="CSV of every stored subgame")
-    s.add_argument("--results", required=True)
-    s.add_argument("--out", required=True)
-    z = sub.add_parser("sizes", help="CSV of the abstraction sizes per vira class")
-    z.add_argument("--out", required=True)
-    args = parser.parse_args(argv)
-    if args.cmd == "group":
-        prm = json.loads(args.params)
-        if args.workers:
-            prm["workers"] = args.workers
-        solve_group(args.x, args.results, prm,
-                    log=lambda m: print(m, file=sys.stderr, flush=True))
-    elif args.cmd == "summary":
-        write_text_atomic(args.out, _csv(summary_rows(args.results)))
-    else:
-        write_text_atomic(args.out, _csv(ab.abstraction_sizes()))
-    return 0
+def write_summary(results, out):
+    """Write the CSV of every stored subgame of the 11 row under ``results`` (:func:`summary_rows`)
+    to ``out``, atomically."""
+    write_text_atomic(out, _csv(summary_rows(results)))
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+def write_abstraction_sizes(out):
+    """Write the CSV of the abstraction sizes per vira class (``abstraction.abstraction_sizes``)
+    to ``out``, atomically."""
+    write_text_atomic(out, _csv(ab.abstraction_sizes()))

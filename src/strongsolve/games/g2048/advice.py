@@ -1,4 +1,4 @@
-"""A solved 2048 run, read back: the value and best move of any board (issue 6).
+"""A solved 2048 run, read back: the value and best move of any board (the 2048 ``advice``).
 
 :class:`Solution` opens ``results/<run>/`` (its parameters from ``solution.json``, else from the
 attributes of the first afterstate layer) and answers questions about single boards: a state's value
@@ -24,6 +24,12 @@ from .boardtext import format_board
 from .report import read_solution, summary_rows
 from .run import Run
 from .spawn import expected_value
+
+def format_value(value, objective):
+    """A value as text, as the CLI and the lab print it: points to 6 decimals, probabilities to 12
+    (moves can differ by 1e-10)."""
+    return f"{value:.6f}" if objective == "score" else f"{value:.12f}"
+
 
 CACHE_ENTRIES = 1 << 23
 """Afterstates kept in memory across queries (IDs + values: 16 bytes each, 128 MiB at most)."""

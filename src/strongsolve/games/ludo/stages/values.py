@@ -1,9 +1,9 @@
 """Ludo races with only the values in memory: P pieces each, successors computed on the fly
 (issue 19).
 
-The game is the race of :mod:`.ludo` (its module docstring has the rules). One piece's move
-(:func:`.ludo._move_table`), the choices after a roll (:func:`.ludo._after_roll`) and captures
-(:func:`.ludo.captured`) come from there, so this solver and the expansion solver play the same
+The game is the race of :mod:`..rules` (its module docstring has the rules). One piece's move
+(:func:`..encoding._move_table`), the choices after a roll (:func:`..encoding._after_roll`) and captures
+(:func:`..encoding.captured`) come from there, so this solver and the expansion solver play the same
 game; only the storage differs: the expansion holds every candidate (about 1.6 kB per position),
 this solver holds one float64 per position (8 bytes) and recomputes the candidates each sweep.
 
@@ -41,8 +41,8 @@ import numba
 import numpy as np
 from numba import prange
 
-from ..kernels.options import njit, njit_parallel
-from . import ludo
+from ....kernels.options import njit, njit_parallel
+from .. import encoding, rules
 
 TASKS_PER_LEVEL = 64  # work split of a level (not the thread count), in whole rows
 TILE = 16  # rows of one progress swept together, column by column (1, 16 and 64 measured alike)
@@ -54,10 +54,10 @@ class ValueRace(NamedTuple):
 
     Attributes
     ----------
-    board : ludo.Board
+    board : rules.Board
     pieces : int
     cells : int64[R]
-        Rest cells (:meth:`ludo.Board.rest_cells`).
+        Rest cells (:meth:`rules.Board.rest_cells`).
     tuples : int64[M, P]
         Sorted tuples of rest-cell indices, by progress then lexicographic (the value's index).
     progress : int64[M]
@@ -65,7 +65,7 @@ class ValueRace(NamedTuple):
     start : int64[P*N + 2]
         Tuples of progress p are ``start[p]:start[p + 1]``.
     of_lex : int64[M]
-        Rank here of each row of :func:`ludo.race_encoding`'s tuples.
+        Rank here of each row of :func:`encoding.race_encoding`'s tuples.
     succ : int32[M, F, P]
         Tuple after each move of each face (moves in increasing cell order, ``n_moves`` of them).
     land : int32[M, F, P]
@@ -80,7 +80,7 @@ class ValueRace(NamedTuple):
         Rank of the tuple with every piece at N (the last).
     """
 
-    board: ludo.Board
+    board: rules.Board
     pieces: int
     cells: np.ndarray
     tuples: np.ndarray
@@ -104,21 +104,21 @@ class ValueRace(NamedTuple):
         Raises
         ------
         ValueError
-            A cell no piece rests on, or a wrong piece count (as :meth:`ludo.RaceEncoding.node`).
+            A cell no piece rests on, or a wrong piece count (as :meth:`encoding.RaceEncoding.node`).
         """
         enc = self.lex_encoding()
         lex = enc.node(own, opponent)
         return int(self.of_lex[lex // enc.n_tuples]), int(self.of_lex[lex % enc.n_tuples])
 
     def lex_encoding(self):
-        """The :class:`ludo.RaceEncoding` (lexicographic ranks) of this race, as :func:`ludo.advise`
+        """The :class:`encoding.RaceEncoding` (lexicographic ranks) of this race, as :func:`advice.advise`
         takes it."""
-        return ludo.race_encoding(self.board, self.pieces, limit=None)
+        return encoding.race_encoding(self.board, self.pieces, limit=None)
 
 
 def value_bytes(board, pieces):
-    """Bytes of the value matrix of a race (8 per position, :func:`ludo.race_positions`)."""
-    return 8 * ludo.race_positions(board, pieces)
+    """Bytes of the value matrix of a race (8 per position, :func:`encoding.race_positions`)."""
+    return 8 * encoding.race_positions(board, pieces)
 
 
 def default_memory_limit():
@@ -150,9 +150,9 @@ def race_tables(board, pieces):
     Raises
     ------
     ValueError
-        ``pieces`` outside 1..4 (as :func:`ludo.race_encoding`).
+        ``pieces`` outside 1..4 (as :func:`encoding.race_encoding`).
     """
-    enc = ludo.race_encoding(board, pieces, limit=None)
+    enc = encoding.race_encoding(board, pieces, limit=None)
     cells = enc.cells
     r = len(cells)
     progress_lex = cells[enc.tuples].sum(axis=1)
@@ -163,7 +163,7 @@ def race_tables(board, pieces):
     progress = progress_lex[order]
     rank = np.where(enc.rank >= 0, of_lex[np.maximum(enc.rank, 0)], -1)
     start = np.searchsorted(progress, np.arange(pieces * board.length + 2)).astype(np.int64)
-    move, capture_ok = ludo._move_table(board, cells)
+    move, capture_ok = encoding._move_table(board, cells)
     goal = r - 1
     succ, land, n_moves, can_pass = _choice_tables(tuples, rank, r, move, capture_ok, goal,
                                                    board.pass_by_overshoot)
@@ -174,7 +174,7 @@ def race_tables(board, pieces):
 
 @njit
 def _choice_tables(tuples, rank, r, move, capture_ok, goal, pass_by_overshoot):
-    # the choices after each face from each tuple, by ludo._after_roll with an empty opponent
+    # the choices after each face from each tuple, by encoding._after_roll with an empty opponent
     m, p = tuples.shape
     faces = move.shape[1]
     succ = np.full((m, faces, p), -1, np.int32)
@@ -187,14 +187,14 @@ def _choice_tables(tuples, rank, r, move, capture_ok, goal, pass_by_overshoot):
     nobody = np.zeros(p, np.int64)
     for a in range(m):
         for d in range(faces):
-            n = ludo._after_roll(tuples[a], nobody, d, move, capture_ok, goal, pass_by_overshoot,
+            n = encoding._after_roll(tuples[a], nobody, d, move, capture_ok, goal, pass_by_overshoot,
                                  own, opp, moved)
             k = 0
             for c in range(n):
                 if moved[c] < 0:
                     can_pass[a, d] = True
                 else:
-                    succ[a, d, k] = ludo._rank(own[c], r, rank)
+                    succ[a, d, k] = encoding._rank(own[c], r, rank)
                     land[a, d, k] = move[moved[c], d]
                     k += 1
             n_moves[a, d] = k
@@ -208,8 +208,8 @@ def _capture_table(tuples, rank, r, capture_ok):
     after = np.empty(p, np.int64)
     for b in range(m):
         for t in range(r):
-            ludo.captured(tuples[b], t, capture_ok, after)
-            out[b, t] = ludo._rank(after, r, rank)
+            encoding.captured(tuples[b], t, capture_ok, after)
+            out[b, t] = encoding._rank(after, r, rank)
     return out
 
 
@@ -446,7 +446,7 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
 
     Parameters
     ----------
-    board : ludo.Board
+    board : rules.Board
     pieces : int
         Pieces per player, 1..4.
     tol : float
@@ -454,7 +454,7 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
     max_sweeps : int
     memory_limit : int, optional
         Bytes the value matrix may take (default :func:`default_memory_limit`).
-    checkpoints : ludo_values_store.Checkpoints, optional
+    checkpoints : saved.Checkpoints, optional
         Where the values are saved during the solve and resumed from (``latest()``, ``due(sweeps)``,
         ``save(value, sweeps, delta)``).
     progress : callable, optional
@@ -468,18 +468,18 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
     ------
     ValueError
         ``pieces`` outside 1..4, ``tol`` <= 0, a value matrix above ``memory_limit``, a goal some
-        rest cell cannot reach (:func:`ludo.cells_without_goal`: the race would never end).
+        rest cell cannot reach (:func:`rules.cells_without_goal`: the race would never end).
     RuntimeError
         If ``max_sweeps`` sweeps do not reach ``tol``.
     """
     if not tol > 0:
         raise ValueError(f"tol must be > 0, got {tol}")
-    pieces = ludo._int(pieces, "pieces")
+    pieces = rules._int(pieces, "pieces")
     if not 1 <= pieces <= 4:
         raise ValueError(f"pieces must be in 1..4, got {pieces}")
-    stuck = ludo.cells_without_goal(board)
+    stuck = rules.cells_without_goal(board)
     if stuck:
-        raise ValueError(ludo.unreachable_goal_message(board, stuck))
+        raise ValueError(rules.unreachable_goal_message(board, stuck))
     check_memory(board, pieces, default_memory_limit() if memory_limit is None else memory_limit)
     race = race_tables(board, pieces)
     m = race.n_tuples

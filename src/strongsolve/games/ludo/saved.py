@@ -1,9 +1,15 @@
-"""A value-only Ludo race on disk: its checkpoints during the solve and its saved solution
-(issue 19).
+"""A solved Ludo race on disk, the one reader and writer of its files: the expansion solver's policy
+file (``--policy-out``, an ``.npz`` archive) and the values solver's checkpoints and solution.
 
-Both are layers of :mod:`strongsolve.store.layers` (a zarr group written under a temporary name and
+**The policy file** holds the race's cells and tuples, its board (JSON), the die's faces, the win
+probability of every position (``value``) and the chosen piece per position and face
+(``move_from``), written and verified through :func:`strongsolve.store.checksums.write_npz_checked`
+(a SHA-256 of every member). :func:`load_race` opens either kind of solution for
+:func:`.advice.advise`.
+
+**Values.** Layers of :mod:`strongsolve.store.layers` (a zarr group written under a temporary name and
 renamed when complete, a BLAKE2b checksum of the array and of the attributes, a CRC32C per chunk)
-holding one array, ``value``: the matrix of :mod:`.ludo_values` flattened (row a = the mover's tuple
+holding one array, ``value``: the matrix of :mod:`.stages.values` flattened (row a = the mover's tuple
 a), in chunks of whole rows, so that a reader of a few positions (``ludo advise``) decodes only
 their rows' chunks. The attributes hold the board, the piece count, the sweep count and the last
 sweep's largest change.
@@ -23,11 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ..store.errors import CorruptLayerError
-from ..store.layers import read_attrs, read_layer, write_layer
-from ..store.lock import holds_writer_lock
-from . import ludo
-from .ludo_values import race_tables
+import json
+
+from ...store.checksums import read_npz_checked, write_npz_checked
+from ...store.errors import CorruptLayerError
+from ...store.layers import read_attrs, read_layer, write_layer
+from ...store.lock import holds_writer_lock
+from . import encoding, rules
+from .hints import policy_command, policy_hint, values_command
+from .stages.values import race_tables
 
 KIND = "ludo-race-values"
 CHUNK_BYTES = 8 << 20  # about 8 MiB of values per chunk (whole rows)
@@ -57,7 +67,7 @@ class Checkpoints:
     ----------
     directory : str or Path
         ``<solution>.checkpoints``.
-    board : ludo.Board
+    board : rules.Board
     pieces : int
     every_minutes : float or None
         Save when this much time passed since the solve began or since the last save.
@@ -160,7 +170,7 @@ def checkpoint_directory(solution_path):
 
 
 def save_solution(path, solution, tol, board_file=None):
-    """Write a converged :class:`.ludo_values.ValueSolution` as a layer at ``path``.
+    """Write a converged :class:`.stages.values.ValueSolution` as a layer at ``path``.
 
     Raises
     ------
@@ -174,13 +184,6 @@ def save_solution(path, solution, tol, board_file=None):
                  sweeps=int(solution.sweeps), last_change=float(solution.residual),
                  win_probability=float(solution.win_probability), board_file=board_file)
     _write(path, solution.value, attrs)
-
-
-def solve_command(attrs, path):
-    """The command that solves the race of a layer's attributes again into ``path``."""
-    board = attrs.get("board_file") or "BOARD.yaml"
-    return (f"rm -rf {path} && strongsolve ludo race {board} --pieces {attrs.get('pieces', 'P')} "
-            f"--values-out {path}")
 
 
 class SavedValues:
@@ -208,7 +211,7 @@ class SavedValues:
         try:
             attrs = read_attrs(self.path)
         except CorruptLayerError as err:
-            raise ValueError(f"{err}; solve the race again: `{solve_command({}, path)}`") \
+            raise ValueError(f"{err}; solve the race again: `{values_command({}, path)}`") \
                 from None
         if attrs.get("kind") != KIND:
             raise ValueError(f"{path} is a layer but not a Ludo race's values (kind "
@@ -218,13 +221,13 @@ class SavedValues:
                              f"{attrs.get('last_change')}), not a converged solution; finish the "
                              "solve by running its `strongsolve ludo race ... --values-out` again")
         self.attrs = attrs
-        self.board = ludo.Board.from_mapping(attrs["board"])
+        self.board = rules.Board.from_mapping(attrs["board"])
         self.pieces = int(attrs["pieces"])
         self.race = race_tables(self.board, self.pieces)
         self.m = self.race.n_tuples
         if attrs["tuples"] != self.m:
             raise ValueError(f"{path}: {attrs['tuples']} tuples stored, its board gives {self.m}; "
-                             f"solve it again: `{solve_command(attrs, path)}`")
+                             f"solve it again: `{values_command(attrs, path)}`")
         self.array = zarr.open_array(str(self.path / "value"), mode="r")
         self.rows = {}
 
@@ -242,18 +245,18 @@ class SavedValues:
             except Exception as err:  # zarr's checksum codec raises several types
                 raise ValueError(f"{self.path}: row {a} cannot be read ({err}): the file is "
                                  f"damaged; solve the race again: "
-                                 f"`{solve_command(self.attrs, self.path)}`") from None
+                                 f"`{values_command(self.attrs, self.path)}`") from None
         return self.rows[a]
 
     def lex_values(self):
-        """The values indexed as :func:`ludo.advise` takes them (lexicographic node numbers),
+        """The values indexed as :func:`advice.advise` takes them (lexicographic node numbers),
         reading rows on demand."""
         return LexValues(self.race, self.row)
 
 
 class LexValues:
-    """``values[node]`` for a node of :func:`ludo.race_encoding` (lexicographic), from a
-    value matrix in progress order given as ``row(a)``; what :func:`ludo.advise` reads."""
+    """``values[node]`` for a node of :func:`encoding.race_encoding` (lexicographic), from a
+    value matrix in progress order given as ``row(a)``; what :func:`advice.advise` reads."""
 
     def __init__(self, race, row):
         self.race = race
@@ -262,3 +265,91 @@ class LexValues:
     def __getitem__(self, node):
         m = self.race.n_tuples
         return self.row(int(self.race.of_lex[node // m]))[int(self.race.of_lex[node % m])]
+
+
+POLICY_README = ("node = rank(own) * M + rank(opponent), rank = row of tuples (indices into cells); "
+                 "value = win probability of the player to move; move_from[node, face] = cell of the "
+                 "piece to move, -1 pass, -2 ended game")
+
+
+def save_policy(path, solution):
+    """Write the expansion solver's :class:`.stages.expansion.RaceSolution` as the policy file
+    ``path`` (module docstring), atomically.
+
+    Arrays: ``cells`` int64[R], ``tuples`` int64[M, P], ``board`` (JSON text), ``faces`` int64[F],
+    ``value`` float64[M*M], ``move_from`` int16[M*M, F], ``readme`` (text).
+    """
+    race = solution.race
+    exp = race.expansion
+    faces = [d for d, p in enumerate(race.board.die, 1) if p > 0]
+    n = exp.n_nodes
+    best = np.full((n, len(faces)), -2, np.int16)  # -2: ended game, -1: pass
+    counts = np.diff(exp.node_ptr)
+    live = counts > 0
+    chosen = exp.out_ptr[:-1] + solution.policy
+    piece = race.piece[chosen]
+    cell = np.where(piece >= 0, race.encoding.cells[np.maximum(piece, 0)], -1)
+    best[live] = cell.reshape(-1, len(faces))
+    write_npz_checked(path, dict(cells=race.encoding.cells, tuples=race.encoding.tuples,
+                                 board=np.array(json.dumps(race.board.to_mapping())),
+                                 faces=np.array(faces), value=solution.value, move_from=best,
+                                 readme=np.array(POLICY_README)))
+
+
+def load_policy(path):
+    """The arrays of a policy file (:func:`save_policy`) with its board and race encoding, verified.
+
+    Returns
+    -------
+    board : rules.Board
+    encoding : encoding.RaceEncoding
+    arrays : dict of str -> numpy array
+        As :func:`save_policy` writes them.
+
+    Raises
+    ------
+    CorruptResultError
+        A damaged or edited file (its checksum), naming the command that writes it again.
+    ValueError
+        Not a race solution with its board, or positions that do not match its board.
+    """
+    arrays = read_npz_checked(path, policy_hint)
+    try:
+        stored = {key: arrays[key] for key in ("board", "cells", "tuples", "value")}
+    except KeyError as err:
+        raise ValueError(f"{path}: not a race solution with its board ({err}); write one with "
+                         f"`{policy_command(path)}`") from None
+    board = rules.Board.from_mapping(json.loads(str(stored["board"])))
+    pieces = stored["tuples"].shape[1]
+    enc = encoding.race_encoding(board, pieces)
+    if not (np.array_equal(enc.cells, stored["cells"]) and np.array_equal(enc.tuples, stored["tuples"])
+            and stored["value"].shape == (enc.n_tuples ** 2,)):
+        raise ValueError(f"{path}: its positions do not match its board; write it again with "
+                         f"`{policy_command(path, pieces)}`")
+    return board, enc, arrays
+
+
+def load_race(path):
+    """``(board, encoding, value)`` of a saved race, what :func:`.advice.advise` reads: a values
+    layer (``--values-out``, rows read on demand) or a policy file (``--policy-out``).
+
+    Raises
+    ------
+    ValueError, CorruptResultError
+        Not a saved race, or damaged; the message names the file and the command that writes a
+        readable one.
+    """
+    path = Path(path)
+    if path.is_dir():
+        saved = SavedValues(path)
+        return saved.board, saved.race.lex_encoding(), saved.lex_values()
+    policy = path.with_name(path.stem + "_policy.npz")
+    if path.suffix == ".json" and policy.is_file():  # the race's JSON: its values are beside it
+        raise ValueError(f"{path} is the race's summary; advise reads its saved solution: "
+                         f"`strongsolve ludo advise {policy} ...`")
+    try:
+        board, enc, arrays = load_policy(path)
+    except FileNotFoundError as err:
+        raise ValueError(f"{path}: not a race solution with its board ({err}); write one with "
+                         f"`{policy_command(path)}`") from None
+    return board, enc, arrays["value"]

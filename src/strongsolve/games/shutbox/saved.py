@@ -1,0 +1,79 @@
+"""A solved Shut the Box variant on disk, the one reader and writer of its result file: the JSON of
+``strongsolve shutbox --output`` (with ``--policy``: the policy table and the value of every
+position, ``value_per_mask``), written and verified through
+:func:`strongsolve.store.checksums.write_json_checked` (a SHA-256 of the document).
+
+Strict JSON has no infinity: an infinite value (a position whose objective cannot be met) is
+written as ``null`` and read back as ``inf``.
+"""
+
+import math
+
+from ...store.checksums import read_json_checked, write_json_checked
+from .hints import result_hint, solve_command
+
+VARIANT_KEYS = ("rule", "objective", "cards", "faces", "one_die")
+
+
+def finite_or_none(value):
+    """``value`` with every non-finite float (inf, NaN) replaced by None, in nested dicts and lists,
+    so that it is written as strict JSON (``null``; Python's json writes ``Infinity``)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_none(v) for v in value]
+    return value
+
+
+def write_result(path, doc):
+    """Write a result document (``finite_or_none`` of it) to ``path`` with its checksum, atomically.
+
+    Raises
+    ------
+    StoreWriteError
+        Disk full or directory not writable; nothing is left at ``path``.
+    """
+    write_json_checked(path, finite_or_none(doc))
+
+
+def load_result(path):
+    """The verified result document of ``path`` (without its checksum).
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    CorruptResultError
+        Unreadable, without a checksum or not matching it (an edited value); the message names the
+        command that writes it again.
+    ValueError
+        A verified document that is not a Shut the Box result.
+    """
+    doc = read_json_checked(path, result_hint)
+    if doc.get("game") != "shutbox":
+        raise ValueError(f"{path}: not a Shut the Box result")
+    return doc
+
+
+def load_values(path):
+    """``(variant, value)`` of a result saved with its values (``--policy``): the variant's
+    :data:`VARIANT_KEYS` and the value of every position (list of float, ``inf`` for null), as
+    :func:`.advice.advise` reads them.
+
+    Raises
+    ------
+    ValueError
+        Missing, or saved without its values; the message names the command that writes one.
+    CorruptResultError
+        Damaged or edited (:func:`load_result`).
+    """
+    try:
+        doc = load_result(path)
+        variant = {k: doc[k] for k in VARIANT_KEYS}
+        value = [math.inf if v is None else v for v in doc["policy"]["value_per_mask"]]
+    except (FileNotFoundError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"{path}: not a Shut the Box solution with its values ({err}); "
+                         f"write one with `{solve_command(path)}`") from None
+    return variant, value

@@ -27,7 +27,7 @@ import json
 import math
 import subprocess
 
-from strongsolve.games.truco.grid import TIERS, grid_path, tier_groups
+from strongsolve.games.truco.stages.grid import TIERS, grid_path, tier_groups
 from strongsolve.games.truco.sizes import FULL_DECK_TIERS, forest_peak_bytes
 
 MACHINES = {  # name: (cores, memory GiB, nodes)

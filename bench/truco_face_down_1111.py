@@ -1,7 +1,7 @@
 """The 11-11 hand with and without face-down play, vira class by vira class (the face-down option of
 games/truco/rules.py, compared with baixada-cards/truco-solver's published 11-11 figures).
 
-The row-11 driver (``python -m strongsolve.games.truco.solve group --x 11``) writes its nine
+The row-11 driver (``strongsolve truco solve-group --x 11``) writes its nine
 subgames only when all are solved and its fixed point on W(11, 11) has converged; on a shared
 machine this script gives each class's result as soon as it is solved instead: the same
 ``solve._solve_one`` chain (each class warm-started from the previous one's regrets), with W(11, 11)
@@ -15,8 +15,8 @@ One JSON line per class is appended to OUT.
 import argparse
 import json
 
-from strongsolve.games.truco import abstraction as ab
-from strongsolve.games.truco.solve import _solve_one, check_params
+from strongsolve.games.truco import encoding as ab
+from strongsolve.games.truco.stages.groups import _solve_one, check_params
 from strongsolve.games.truco.subgames import utility_table
 
 FIELDS = ("value", "nash_conv", "exploitability", "iterations", "seconds", "cpu_seconds", "n_nodes",

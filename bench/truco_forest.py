@@ -17,7 +17,7 @@ import time
 import numba
 import numpy as np
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco.forest import build_raise_forest
 from strongsolve.games.truco.rules import N_STRENGTHS
 from strongsolve.games.truco.sizes import FULL_DECK_TIERS, forest_peak_bytes

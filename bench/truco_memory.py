@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco.rules import N_STRENGTHS
 from strongsolve.games.truco.sizes import solver_bytes
 from strongsolve.games.truco.tree import build_hand_tree

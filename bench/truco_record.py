@@ -19,7 +19,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from strongsolve.games.truco.grid import stored_path
+from strongsolve.games.truco.stages.grid import stored_path
 
 RECORD = Path(__file__).with_name("truco_subgames.csv")
 COLUMNS = ["solved_at", "recorded_commit", "tier", "mano", "pe", "vira_class", "value", "nash_conv",

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from strongsolve import cli
-from strongsolve.games.truco.solve import solve_group
+from strongsolve.games.truco.stages.groups import solve_group
 from strongsolve.lab.app import create_app
 
 from test_truco_row11 import tiny_capacities
@@ -505,8 +505,8 @@ def _naive_value(lab_results, hands, line, memo):
     vira 2d, both following the CLI's mixes: tricks resolved by the rules module, the leaves
     scored by the subgame's stored utility table."""
     from strongsolve.games.truco import rules as R
-    from strongsolve.games.truco.grid import stored_path
-    from strongsolve.games.truco.store import read_subgame
+    from strongsolve.games.truco.stages.grid import stored_path
+    from strongsolve.games.truco.saved import read_subgame
 
     key = " ".join(line)
     if key in memo:
@@ -579,8 +579,8 @@ def test_truco_hand_of_eleven_play_or_fold_in_the_line_and_in_play(browser, lab_
     is the CLI's; a fold ends the line; in play, the fold is valued by the stored utility of FOLD."""
     from selenium.webdriver.common.by import By
 
-    from strongsolve.games.truco.grid import stored_path
-    from strongsolve.games.truco.store import read_subgame
+    from strongsolve.games.truco.stages.grid import stored_path
+    from strongsolve.games.truco.saved import read_subgame
 
     args = "score0=11&score1=10&dealer=1&vira=2d&hand0=2s 7h 3c&hand1=2h 7s 3d"
     browser.get(f"{lab_url}/truco?{args}")

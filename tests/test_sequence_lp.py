@@ -4,7 +4,7 @@ tests/naive.py (its own sequences, built from the nested tree) and the exact bes
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.pruning import raise_caps
 from strongsolve.games.truco.subgames import raise_utility_table
@@ -67,7 +67,7 @@ def test_a_tree_without_choices():
 
 def test_the_grid_refuses_the_lp_on_the_full_deck():
     # the LP is the small decks' exact solver: a full-deck subgame names the setting that solves it
-    from strongsolve.games.truco.solve import _solve_one, check_params
+    from strongsolve.games.truco.stages.groups import _solve_one, check_params
 
     deck = ab.deal_pairs(ab.class_capacities(0))
     table = raise_utility_table(9, 9, {(x, y): 0.5 for x in range(12) for y in range(12)})

@@ -6,10 +6,10 @@ tree has chance nodes only. Values are checked against the plain enumerations of
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
-from strongsolve.games.truco.solve import solve_group
-from strongsolve.games.truco.store import read_subgame, subgame_path
+from strongsolve.games.truco.stages.groups import solve_group
+from strongsolve.games.truco.saved import read_subgame, subgame_path
 from strongsolve.games.truco.tree import MANO_WINS, NOBODY, PE_WINS, build_hand_tree
 from strongsolve.kernels.cfr import CHANCE, solve
 

@@ -17,9 +17,9 @@ from strongsolve.cli import main
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.compare import (compare, compare_neighbours, compare_plays, load_play,
                                              neighbour_pairs, neighbour_summary)
-from strongsolve.games.truco.grid import (deck_root, full_deck, grid_path, small_deck, solve_tier,
-                                          stored_path, stored_subgames)
-from strongsolve.games.truco.store import read_subgame, write_subgame
+from strongsolve.games.truco.stages.grid import (deck_root, full_deck, grid_path, small_deck,
+                                                 solve_tier, stored_path, stored_subgames)
+from strongsolve.games.truco.saved import read_subgame, write_subgame
 from strongsolve.games.truco.subgames import in_row11
 from strongsolve.games.truco.tree import HandTree
 

@@ -9,7 +9,7 @@ import random
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.subgames import raise_utility_table, utility_table
 from strongsolve.games.truco.tree import (FOLD, MANO_WINS, NOBODY, PE_WINS, build_hand_tree,
@@ -248,7 +248,7 @@ def test_sizes_count_the_face_down_tree(capsys):
 
 
 def test_bad_face_down_parameter():
-    from strongsolve.games.truco.solve import check_params
+    from strongsolve.games.truco.stages.groups import check_params
 
     with pytest.raises(ValueError, match="bad face_down 'yes'"):
         check_params({"face_down": "yes"})
@@ -257,7 +257,7 @@ def test_bad_face_down_parameter():
 
 @pytest.fixture(scope="module")
 def solved_1111(tmp_path_factory):
-    from strongsolve.games.truco.solve import solve_group
+    from strongsolve.games.truco.stages.groups import solve_group
     from test_truco_row11 import tiny_capacities
 
     root = tmp_path_factory.mktemp("truco_face_down")
@@ -271,7 +271,7 @@ def test_policy_line_with_covered_cards(solved_1111, capsys):
 
     from strongsolve import cli
     from strongsolve.games.truco.line import replay_line
-    from strongsolve.games.truco.store import group_dir, read_subgame, subgame_name
+    from strongsolve.games.truco.saved import group_dir, read_subgame, subgame_name
     from test_truco_row11 import tiny_capacities, tiny_cards
 
     c = 4

@@ -6,12 +6,13 @@ import numba
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.forest import build_raise_forest
-from strongsolve.games.truco.grid import small_deck
+from strongsolve.games.truco.stages.grid import small_deck
 from strongsolve.games.truco.sizes import raise_tree_sizes
-from strongsolve.games.truco.solve import DEFAULTS, _solve_one, check_params, transfer_regrets
+from strongsolve.games.truco.stages.groups import (DEFAULTS, _solve_one, check_params,
+                                                   transfer_regrets)
 from strongsolve.games.truco.tree import N_RAISE_OUTCOMES, build_hand_tree
 from strongsolve.kernels import cfr
 from strongsolve.kernels import forest_cfr as fc
@@ -189,8 +190,8 @@ def test_forest_bytes_arithmetic():
 
 
 def test_spilled_group_solve_equals_the_in_memory_one(tmp_path):
-    from strongsolve.games.truco.grid import successors
-    from strongsolve.games.truco.solve import solve_scores
+    from strongsolve.games.truco.stages.grid import successors
+    from strongsolve.games.truco.stages.groups import solve_scores
 
     deck = small_deck(DECK7)
     decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}

@@ -13,13 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
-from strongsolve.games.truco.grid import (TIERS, continuation_value, deck_root, grid_path,
-                                          score_tier, small_deck, solve_command, solve_tier,
-                                          starting_values, successors, tier_groups)
-from strongsolve.games.truco.solve import check_params, solve_scores
-from strongsolve.games.truco.store import read_subgame
+from strongsolve.games.truco.hints import solve_command
+from strongsolve.games.truco.stages.grid import (TIERS, continuation_value, deck_root, grid_path,
+                                                 score_tier, small_deck, solve_tier, starting_values,
+                                                 successors, tier_groups)
+from strongsolve.games.truco.stages.groups import check_params, solve_scores
+from strongsolve.games.truco.saved import read_subgame
 from strongsolve.games.truco.tree import outcome_points
 
 import naive
@@ -297,7 +298,7 @@ def test_a_subgame_killed_mid_solve_continues_from_its_checkpoint(tmp_path, monk
     """A subgame saves its CFR accumulators while it is solved (``solve.Partial``): a job killed in
     the middle of one continues from the last checkpoint and ends bit for bit where an unbroken
     run does."""
-    from strongsolve.games.truco import solve as solve_module
+    from strongsolve.games.truco.stages import groups as solve_module
     deck = small_deck(DECK)
     decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
     group = [(10, 10)]
@@ -338,7 +339,7 @@ def test_a_subgame_killed_mid_solve_continues_from_its_checkpoint(tmp_path, monk
 
 def test_a_damaged_checkpoint_is_ignored_and_the_subgame_solved_from_its_start(tmp_path, capsys):
     """A checkpoint whose arrays cannot be read is reported, removed and not used."""
-    from strongsolve.games.truco.solve import Partial
+    from strongsolve.games.truco.stages.groups import Partial
     prm = check_params({})
     table = [0.5] * 4
     partial = Partial(tmp_path, (10, 10), 0, 0, table, prm)
@@ -429,7 +430,7 @@ def test_a_damaged_spilled_round_is_solved_again_to_the_unbroken_result(tmp_path
 def test_an_empty_checkpoint_array_is_ignored(tmp_path, capsys):
     """An empty .npy of a mid-subgame checkpoint (what a crash of the machine can leave of a file
     renamed before it reached the disk) is reported and removed like any damaged one."""
-    from strongsolve.games.truco.solve import Partial
+    from strongsolve.games.truco.stages.groups import Partial
     prm = check_params({})
     partial = Partial(tmp_path, (10, 10), 0, 0, [0.5] * 4, prm)
     partial.saver(0, 0.0, 0.0, every=0.0)(np.zeros(6), np.ones(6), 20, [(10, 0.5), (20, 0.25)])

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from strongsolve import cli
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
-from strongsolve.games.truco.grid import Deck, grid_path, solve_tier
+from strongsolve.games.truco.stages.grid import Deck, grid_path, solve_tier
 from strongsolve.games.truco.line import replay_line
-from strongsolve.games.truco.solve import solve_group
-from strongsolve.games.truco.store import read_subgame
+from strongsolve.games.truco.stages.groups import solve_group
+from strongsolve.games.truco.saved import read_subgame
 from strongsolve.games.truco.tree import build_hand_tree
 
 from test_truco_row11 import tiny_capacities, tiny_cards

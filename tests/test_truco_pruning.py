@@ -11,7 +11,7 @@ sequence-form LP of tests/naive.py gives the same game value with and without pr
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.pruning import (lift_map, lift_policy, player_prune_is_lossless,
                                              raise_cap, raise_caps, strip_pruned)

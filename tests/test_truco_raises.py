@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.subgames import raise_utility_table
 from strongsolve.games.truco.tree import (MAX_NODES_PER_DEAL_RAISES, NOBODY, N_RAISE_OUTCOMES,

@@ -17,10 +17,11 @@ import pytest
 import yaml
 
 from strongsolve import cli
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
-from strongsolve.games.truco.solve import DEFAULTS, play_probabilities, solve_group, summary_rows
-from strongsolve.games.truco.store import list_solved, read_subgame, subgame_path
+from strongsolve.games.truco.stages.groups import (DEFAULTS, play_probabilities, solve_group,
+                                                   summary_rows)
+from strongsolve.games.truco.saved import list_solved, read_subgame, subgame_path
 from strongsolve.games.truco.tree import FOLD, MANO_WINS, NOBODY, PE_WINS
 
 import naive
@@ -187,7 +188,7 @@ def test_schema_defaults_match_the_driver():
 
 
 def test_transfer_regrets_by_key():
-    from strongsolve.games.truco.solve import transfer_regrets
+    from strongsolve.games.truco.stages.groups import transfer_regrets
     from strongsolve.games.truco.tree import build_hand_tree
 
     trees = []

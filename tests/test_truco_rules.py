@@ -10,7 +10,7 @@ from math import comb
 
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.tree import _hand_winner
 

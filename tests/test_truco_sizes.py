@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from strongsolve import cli
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco.rules import N_STRENGTHS
 from strongsolve.games.truco.sizes import raise_tree_sizes, solver_bytes
 from strongsolve.games.truco.tree import build_hand_tree

@@ -9,7 +9,7 @@ common rank with three copies, so trick ties, manilha suits and the three-tie ru
 import numpy as np
 import pytest
 
-from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.tree import FOLD, MANO_WINS, NOBODY, PE_WINS, build_hand_tree
 from strongsolve.kernels.cfr import solve

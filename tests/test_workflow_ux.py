@@ -170,7 +170,7 @@ def test_headline_names_a_damaged_file_and_still_prints_the_others(tmp_path):
 
 
 def test_headline_of_the_11_11_group_gives_the_solvers_fixed_point_value(tmp_path):
-    from strongsolve.games.truco.solve import solve_group
+    from strongsolve.games.truco.stages.groups import solve_group
 
     from test_truco_row11 import tiny_capacities
 

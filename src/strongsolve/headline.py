@@ -175,8 +175,8 @@ def truco_group_line(group_dir):
     CorruptResultError
         If a stored subgame's attributes do not match their checksum (the message names the file).
     """
-    from .games.truco.solve import continuation
-    from .games.truco.store import read_subgame
+    from .games.truco.stages.groups import continuation
+    from .games.truco.saved import read_subgame
 
     subgames = [read_subgame(p, arrays=False)[0] for p in sorted(Path(group_dir).glob("s*_v*.zarr"))]
     if group_dir.name != "group_11":

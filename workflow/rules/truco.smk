@@ -13,7 +13,7 @@
 # `truco.deck: [cards]` solves a small deck under results/truco_deck_<cards>.
 import json
 
-from strongsolve.games.truco.grid import (TIERS, TIER_LOWEST_MIN, deck_from_config, deck_root, tier_csv,
+from strongsolve.games.truco.stages.grid import (TIERS, TIER_LOWEST_MIN, deck_from_config, deck_root, tier_csv,
                                           tier_inputs)
 from strongsolve.games.truco.sizes import tier_job_mb
 from strongsolve.games.truco.subgames import group_dependencies

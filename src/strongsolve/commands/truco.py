@@ -131,26 +131,26 @@ def _log(message):
 
 
 def _abstraction_sizes(args):
-    from ..games.truco.solve import write_abstraction_sizes
+    from ..games.truco.stages.groups import write_abstraction_sizes
 
     write_abstraction_sizes(args.out)
 
 
 def _solve_group(args):
-    from ..games.truco.solve import solve_group
+    from ..games.truco.stages.groups import solve_group
 
     solve_group(args.x, args.results, _solver_params(args), log=_log)
 
 
 def _row11_summary(args):
-    from ..games.truco.solve import write_summary
+    from ..games.truco.stages.groups import write_summary
 
     write_summary(args.results, args.out)
 
 
 def _grid_tier(args):
     from ..cli import UserError
-    from ..games.truco.grid import TIERS, deck_from_config, write_tier
+    from ..games.truco.stages.grid import TIERS, deck_from_config, write_tier
 
     if args.tier not in TIERS:
         raise UserError(f"bad tier {args.tier!r}: expected one of {', '.join(TIERS)}")
@@ -159,7 +159,7 @@ def _grid_tier(args):
 
 
 def _grid_summary(args):
-    from ..games.truco.grid import deck_from_config, write_grid_summary
+    from ..games.truco.stages.grid import deck_from_config, write_grid_summary
 
     write_grid_summary(args.results, args.out, deck_from_config(json.loads(args.deck)),
                        args.min_score)
@@ -275,7 +275,7 @@ def _sizes(args):
 
 def _parse_deck(text):
     """``--deck``: "full", a JSON list of cards, or cards separated by spaces or commas."""
-    from ..games.truco.grid import deck_from_config
+    from ..games.truco.stages.grid import deck_from_config
 
     t = text.strip()
     if t == "full":

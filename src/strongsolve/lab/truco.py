@@ -12,9 +12,9 @@ from urllib.parse import urlencode
 from flask import Blueprint, current_app, request
 
 from ..games.truco.advice import N_SUBGAMES, policy
-from ..games.truco import abstraction as ab
+from ..games.truco import encoding as ab
 from ..games.truco import rules as R
-from ..games.truco.store import list_solved
+from ..games.truco.saved import list_solved
 from ..games.truco.subgames import N_SCORES, check_score
 from .layout import esc, render_page, workflow_command
 from .truco_line import line_html, random_deal

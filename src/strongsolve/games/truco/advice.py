@@ -43,9 +43,9 @@ def policy(score, dealer, vira, hand, results="results"):
     """
     import numpy as np
 
-    from . import abstraction as ab
+    from . import encoding as ab
     from . import rules as R
-    from .store import read_subgame, subgame_path
+    from .saved import read_subgame, subgame_path
     from .subgames import eleven_player, in_row11
 
     mano = 1 - dealer
@@ -58,7 +58,7 @@ def policy(score, dealer, vira, hand, results="results"):
         raise ValueError(f"the hand {hand!r} holds the vira {vira!r}")
     vr = vira_card // R.N_SUITS
     c = ab.vira_class(vr)
-    from .grid import row11_command
+    from .hints import row11_command
 
     try:
         attrs, data = read_subgame(subgame_path(results, a, b, c))
@@ -130,12 +130,13 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
     """
     import numpy as np
 
-    from . import abstraction as ab
+    from . import encoding as ab
     from . import rules as R
-    from .grid import full_deck, row11_command, solve_command, stored_path
+    from .hints import row11_command, solve_command
+    from .stages.grid import full_deck, stored_path
     from .line import action_labels, check_hand, replay_line
     from .pruning import strip_pruned
-    from .store import read_subgame
+    from .saved import read_subgame
     from .subgames import in_row11
     from .tree import HandTree
 
@@ -214,8 +215,9 @@ def solved_grid(results="results"):
     """
     from pathlib import Path
 
-    from .grid import GRID, full_deck, row11_command, solve_command
-    from .store import list_solved, read_subgame
+    from .hints import row11_command, solve_command
+    from .stages.grid import GRID, full_deck
+    from .saved import list_solved, read_subgame
 
     stored = {(r["score"][0], r["score"][1], r["vira_class"]): r for r in list_solved(results)}
     for p in sorted(Path(results).joinpath(*GRID).glob("s*_v*.zarr")):

@@ -38,11 +38,12 @@ from pathlib import Path
 import numpy as np
 
 from ...kernels.cfr import reach_probabilities
-from . import abstraction as ab
+from . import encoding as ab
 from . import rules as R
-from .grid import deck_root, stored_path, stored_subgames, unsolved_command
+from .hints import unsolved_command
+from .stages.grid import deck_root, stored_path, stored_subgames
 from .pruning import tier as raise_tier
-from .store import read_subgame
+from .saved import read_subgame
 from .subgames import check_score, eleven_player, in_row11
 from .tree import ANSWERS, N_RAISE_CODES, RAISE_DIGITS, build_hand_tree
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...kernels.cfr import DECISION, TERMINAL
 from ...kernels import forest_cfr as fc
-from . import abstraction as ab
+from . import encoding as ab
 from .rules import N_STRENGTHS
 from .tree import _build_raises
 

@@ -21,7 +21,6 @@ for a small deck.
 Run as ``strongsolve truco grid-tier --tier t1 ...`` (one Snakemake job per tier).
 """
 
-import json
 import re
 import shutil
 from dataclasses import dataclass
@@ -29,15 +28,16 @@ from pathlib import Path
 
 import numpy as np
 
-from ...store.atomic import write_text_atomic
-from ...store.errors import CorruptResultError
-from . import abstraction as ab
-from . import rules as R
-from .pruning import tier as raise_tier
-from .solve import check_params, hand_utility_table, solve_scores, unmapped
-from .store import GRID_DIR, read_subgame, subgame_name, subgame_path, write_subgame
-from .subgames import eleven_player, in_row11, row11_groups
-from .tree import outcome_points
+from ....store.atomic import write_text_atomic
+from ....store.errors import CorruptResultError
+from .. import encoding as ab
+from .. import rules as R
+from ..pruning import tier as raise_tier
+from .groups import check_params, hand_utility_table, solve_scores, unmapped
+from ..hints import unsolved_command
+from ..saved import GRID_DIR, read_subgame, subgame_name, subgame_path, write_subgame
+from ..subgames import eleven_player, in_row11, row11_groups
+from ..tree import outcome_points
 
 TIERS = ("row11", "t1", "t2", "t3", "t4")
 TIER_LOWEST_MIN = {"row11": 0, "t1": 9, "t2": 6, "t3": 3, "t4": 0}  # lowest min(a, b) of a tier
@@ -161,30 +161,6 @@ def stored_subgames(root):
         if m and (p / "zarr.json").exists():
             found[tuple(int(x) for x in m.groups())] = p
     return found
-
-
-def unsolved_command(results, deck, a, b):
-    """The command that solves score (a, b) of ``deck`` into ``results``: the row-11 jobs for the
-    full deck's 11 row, else the region of the grid down to min(a, b)."""
-    if in_row11(a, b) and deck.name == "full":
-        return row11_command(results)
-    return solve_command(results, deck, min(a, b))
-
-
-def row11_command(results):
-    """The command that solves the full deck's 11 row into ``results`` (the row-11 jobs)."""
-    extra = f" results={results}" if str(results) != "results" else ""
-    return f"snakemake --cores all --config games='[truco]' truco='{{solve_row11: true}}'{extra}"
-
-
-def solve_command(results, deck, min_score):
-    """The command that solves a region of the grid for this deck and results directory."""
-    truco = {"scores": {"min_score": min_score}}
-    if deck.name != "full":
-        truco["deck"] = list(deck.cards)
-    text = json.dumps(truco).replace('"', "")
-    extra = f" results={results}" if str(results) != "results" else ""
-    return f"snakemake --cores all --config games='[truco]' truco='{text}'{extra}"
 
 
 def continuation_value(root, a, b, deck, results=None):

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import zarr
 
-from ...rerun import workflow_rerun_command
+from .hints import subgame_hint
 from ...store.checksums import array_checksum, corrupt, verify_json, with_checksum
 
 GRID_DIR = ("truco", "row11")
@@ -94,26 +94,6 @@ def _json_scalar(x):
     raise TypeError(f"{type(x).__name__} {x!r} cannot be stored in a subgame's attributes")
 
 
-GROUP_RULE = "truco_row11_group"
-"""The Snakemake rule whose jobs write the group directories (workflow/rules/truco.smk)."""
-
-GRID_RULE = "truco_grid_tier"
-"""The Snakemake rule whose jobs write the score grid's subgames (``<root>/truco/grid``); a job
-of it solves again a damaged subgame of its tier (grid.solve_tier)."""
-
-
-def _rebuild_rule(path):
-    """The rule that rebuilds the subgame stored at ``path``: the grid's tier jobs or the 11
-    row's group jobs, by the folder it is in."""
-    return GRID_RULE if Path(path).parent.name == "grid" else GROUP_RULE
-
-
-def _rebuild_hint(rule):
-    """The store's ``hint``: the workflow's rerun command forcing ``rule``, for any file of a
-    subgame the rule writes."""
-    return lambda _path: workflow_rerun_command(rule)
-
-
 def read_subgame(path, arrays=True):
     """Load a stored subgame, verified against its checksums.
 
@@ -142,7 +122,7 @@ def read_subgame(path, arrays=True):
     path = Path(path)
     if not (path / "zarr.json").exists():
         raise FileNotFoundError(f"no solved subgame at {path}")
-    hint = _rebuild_hint(_rebuild_rule(path))
+    hint = subgame_hint
     try:
         root = zarr.open_group(str(path), mode="r")
         doc = dict(root.attrs)

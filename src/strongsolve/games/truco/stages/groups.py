@@ -19,19 +19,19 @@ from pathlib import Path
 
 import numpy as np
 
-from ...kernels import forest_cfr
-from ...kernels.cfr import reach_probabilities, solve
-from ...kernels.options import njit
-from ...kernels.sequence_lp import solve_lp
-from ...store.atomic import write_text_atomic
-from . import abstraction as ab
-from .rules import N_STRENGTHS
-from .store import GRID_DIR, group_dir, list_solved, read_subgame, subgame_name, write_subgame
-from .pruning import PRUNE_MODES, player_prune_is_lossless, raise_caps
-from .subgames import (eleven_player, group_dependencies, in_row11, raise_utility_table,
-                       row11_groups, utility_table)
-from .forest import build_raise_forest
-from .tree import NOBODY, build_hand_tree
+from ....kernels import forest_cfr
+from ....kernels.cfr import reach_probabilities, solve
+from ....kernels.options import njit
+from ....kernels.sequence_lp import solve_lp
+from ....store.atomic import write_text_atomic
+from .. import encoding as ab
+from ..rules import N_STRENGTHS
+from ..saved import GRID_DIR, group_dir, list_solved, read_subgame, subgame_name, write_subgame
+from ..pruning import PRUNE_MODES, player_prune_is_lossless, raise_caps
+from ..subgames import (eleven_player, group_dependencies, in_row11, raise_utility_table,
+                        row11_groups, utility_table)
+from ..forest import build_raise_forest
+from ..tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
                 max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1,

@@ -20,8 +20,8 @@ import time
 import numpy as np
 
 from strongsolve.codecs.eliasfano import DEFAULT_SAMPLE_RATE, EliasFanoBuilder, bits_bound
-from strongsolve.games.g2048.compact_ids import encode_ids, universe
-from strongsolve.games.g2048.forward import forward_layers
+from strongsolve.games.g2048.encoding.compact_ids import encode_ids, universe
+from strongsolve.games.g2048.stages.forward import forward_layers
 
 OPTIONS = {"raw": (False, False), "base": (True, False), "omit": (False, True), "both": (True, True)}
 CHUNK = 1 << 16

@@ -29,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from strongsolve.games.g2048.run import Run, encode_afterstates
+from strongsolve.games.g2048.saved import Run, encode_afterstates
 from strongsolve.store.background import IO_WORKERS, SMALL_PENDING, Background
 from strongsolve.store.layers import is_small, read_attrs, write_layer
 

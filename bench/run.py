@@ -141,8 +141,8 @@ def worker(stage, threads, **spec):
 
 def _warm():
     """Load or compile every kernel the stages use, on 2x2, so the timed part holds no JIT."""
-    from strongsolve.games.g2048.board import tables
-    from strongsolve.games.g2048.forward import forward_layers
+    from strongsolve.games.g2048.rules.board import tables
+    from strongsolve.games.g2048.stages.forward import forward_layers
     layers = {L.age: L.afterstates for L in forward_layers(2, 2, None)}
     _backward(layers, {}, tables(2, 2), max(layers))
 
@@ -153,7 +153,7 @@ def _backward(layers, values, t, first, rec=None, memory_limit=None):
     looking successors up in hash indexes built once per layer, as run_backward does. Appends each
     age's ages, afterstates, wall_s and cpu_s to ``rec`` if given."""
     import numpy as np
-    from strongsolve.games.g2048.backward import afterstate_values
+    from strongsolve.games.g2048.stages.backward import afterstate_values
     from strongsolve.kernels.hashindex import hash_index
 
     def indexed(n):
@@ -190,7 +190,7 @@ def window_bytes(ages, afterstates):
 
 
 def work_forward(rows, cols, max_age, memory_limit=None, workdir=None):
-    from strongsolve.games.g2048.forward import forward_layers
+    from strongsolve.games.g2048.stages.forward import forward_layers
     _warm()
     base = rss_bytes()
     spill = tempfile.TemporaryDirectory(prefix="spill-", dir=workdir) if memory_limit else None
@@ -215,9 +215,9 @@ def work_forward(rows, cols, max_age, memory_limit=None, workdir=None):
 def work_backward(rows, cols, max_age, memory_limit=None, workdir=None):
     """Back up every layer of ages <= max_age (see the module docstring for the synthetic case)."""
     import numpy as np
-    from strongsolve.games.g2048.board import tables
-    from strongsolve.games.g2048.shape import last_age
-    from strongsolve.games.g2048.forward import forward_layers
+    from strongsolve.games.g2048.rules.board import tables
+    from strongsolve.games.g2048.rules.shape import last_age
+    from strongsolve.games.g2048.stages.forward import forward_layers
     _warm()
     last = last_age(rows, cols)
     synthetic = max_age is not None and max_age < last
@@ -255,9 +255,9 @@ def work_jit():
     """Seconds of the first and second call of the forward and backward passes on 2x2 (and the
     import), in a process whose ``NUMBA_CACHE_DIR`` the parent chose (empty or warm)."""
     t = time.perf_counter()
-    from strongsolve.games.g2048.backward import afterstate_values  # noqa: F401 (import time)
-    from strongsolve.games.g2048.board import tables
-    from strongsolve.games.g2048.forward import forward_layers
+    from strongsolve.games.g2048.stages.backward import afterstate_values
+    from strongsolve.games.g2048.rules.board import tables
+    from strongsolve.games.g2048.stages.forward import forward_layers
     doc = {"import_s": time.perf_counter() - t}
     for call in ("first", "second"):
         t = time.perf_counter()
@@ -271,7 +271,7 @@ def work_jit():
 
 def work_pipeline(rows, cols, max_age, memory_limit=None, workdir=None):
     import io
-    from strongsolve.games.g2048.pipeline import solve
+    from strongsolve.games.g2048.stages.pipeline import solve
     _warm()
     base = rss_bytes()
     directory = Path(tempfile.mkdtemp(prefix="pipeline-", dir=workdir))
@@ -290,7 +290,7 @@ def disk_usage(run_dir, large=100_000):
     """Counts from a run's summary.csv, and bytes on disk of its afterstate and value layers: over
     all layers, and over the layers of at least ``large`` afterstates (zarr's per-layer metadata
     weighs less there, as in the layers of 1e8 IDs of 4x3)."""
-    from strongsolve.games.g2048.report import read_summary
+    from strongsolve.games.g2048.stages.report import read_summary
     summary = read_summary(run_dir)  # verified against summary.csv.sha256
 
     def size(path):
@@ -388,7 +388,7 @@ def job_logs(run_dir):
 
 def stage_snakemake(board, max_age, threads, workdir):
     """The real workflow on ``board`` after a warm-up run on 2x2 (the JIT cache is then warm)."""
-    from strongsolve.games.g2048.report import read_solution
+    from strongsolve.games.g2048.stages.report import read_solution
     rows, cols = board
     snakemake = str(Path(sys.executable).with_name("snakemake"))
     with tempfile.TemporaryDirectory(prefix="snakemake-", dir=workdir) as tmp:

@@ -62,7 +62,7 @@ TARGET_SPEEDUP = 1.8
 
 def open_run(directory):
     """The :class:`Run` of ``directory``, with the parameters stored in its first afterstate layer."""
-    from strongsolve.games.g2048.run import Run
+    from strongsolve.games.g2048.saved import Run
     from strongsolve.store.layers import read_attrs
     first = next(iter(sorted((Path(directory) / "afterstates").glob("age_*.zarr"))), None)
     if first is None:
@@ -85,7 +85,7 @@ def copy_layers(source, dest, ages):
 
 def write_zero_values(run, ages):
     """Synthetic successor values: a value layer of zeros for each of ``ages``, as run_backward writes."""
-    from strongsolve.games.g2048.backward import VALUES_ZSTD_LEVEL, value_stats
+    from strongsolve.games.g2048.stages.backward import VALUES_ZSTD_LEVEL, value_stats
     from strongsolve.store.layers import checksum, write_layer
     for n in ages:
         ids = run.load_afterstates(n)[0]
@@ -108,7 +108,7 @@ def stage_argv(run, stage, ages, address, memory_limit):
 
 def measure(source, stage, ages, config, client, workdir, memory_limit):
     """Run one stage of ``ages`` in a fresh copy of its inputs; return its record and its run."""
-    from strongsolve.games.g2048.run import Run
+    from strongsolve.games.g2048.saved import Run
     directory = Path(tempfile.mkdtemp(prefix=f"{stage}-{config}-", dir=workdir)) / "run"
     run = Run(directory, source.rows, source.cols, source.p2, source.target_tile)
     if stage == "forward":
@@ -189,7 +189,7 @@ def main(argv=None):
     parser.add_argument("--record", default=None, help="append a dated row per block to this markdown file")
     args = parser.parse_args(argv)
     from strongsolve.commands.g2048 import _ages
-    from strongsolve.games.g2048.report import read_summary
+    from strongsolve.games.g2048.stages.report import read_summary
     blocks = [_ages(text) for text in args.ages.split(",") if text]
     stages = [s for s in args.stages.split(",") if s]
     if any(s not in STAGES for s in stages):

@@ -31,7 +31,7 @@ import numcodecs
 import numpy as np
 
 from strongsolve.codecs.eliasfano import EliasFanoBuilder
-from strongsolve.games.g2048.policy import fuse_layout, policy_path
+from strongsolve.games.g2048.stages.policy import fuse_layout, policy_path
 from strongsolve.games.g2048.advice import open_run
 from strongsolve.store.layers import CHUNK, layer_bytes, read_attrs, read_layer
 

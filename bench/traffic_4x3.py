@@ -54,12 +54,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as bench_run  # noqa: E402  (bench/run.py: machine())
 
-from strongsolve.games.g2048.backward import DEFAULT_CHUNK as BACKWARD_CHUNK  # noqa: E402
-from strongsolve.games.g2048.expand import expand_afterstates, move_successors, spawn_states  # noqa: E402
-from strongsolve.games.g2048.forward import DEFAULT_CHUNK as FORWARD_CHUNK  # noqa: E402
-from strongsolve.games.g2048.forward import starts_of_age  # noqa: E402
-from strongsolve.games.g2048.run import Run  # noqa: E402
-from strongsolve.games.g2048.spawn import spawn_probabilities  # noqa: E402
+from strongsolve.games.g2048.stages.backward import DEFAULT_CHUNK as BACKWARD_CHUNK
+from strongsolve.games.g2048.encoding.expand import (expand_afterstates, move_successors,
+                                                     spawn_states)
+from strongsolve.games.g2048.stages.forward import DEFAULT_CHUNK as FORWARD_CHUNK
+from strongsolve.games.g2048.stages.forward import starts_of_age
+from strongsolve.games.g2048.saved import Run
+from strongsolve.games.g2048.rules.spawn import spawn_probabilities
 from strongsolve.kernels.hashindex import hash_index  # noqa: E402
 from strongsolve.kernels.options import njit  # noqa: E402
 from strongsolve.kernels.sort import distinct, sort_unique  # noqa: E402

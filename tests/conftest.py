@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import naive
-from strongsolve.games.g2048 import pipeline
+from strongsolve.games.g2048.stages import pipeline
 
 # A copy of the team's public cases file (shared/cases/cases.json), each entry with its "source": a
 # user's clone has no shared/ beside it, so the tests carry their own expected values (issue 16).

@@ -14,16 +14,12 @@ import pytest
 from numba import njit
 
 from strongsolve.codecs.eliasfano import EliasFanoBuilder
-from strongsolve.games.g2048 import pipeline
-from strongsolve.games.g2048.afterstate_code import (
-    AFTERSTATE_FORMAT,
-    AfterstateLayer,
-    CompactLayer,
-    encode_layer,
-    from_stored,
-)
-from strongsolve.games.g2048.expand import _REACHED, layer_index_of_increasing, layer_size
-from strongsolve.games.g2048.run import Run
+from strongsolve.games.g2048.stages import pipeline
+from strongsolve.games.g2048.encoding.afterstate_code import (AFTERSTATE_FORMAT, AfterstateLayer,
+                                                              CompactLayer, encode_layer,
+                                                              from_stored)
+from strongsolve.games.g2048.encoding.expand import _REACHED, layer_index_of_increasing, layer_size
+from strongsolve.games.g2048.saved import Run
 from strongsolve.games.g2048.advice import Solution
 from strongsolve.store.errors import CorruptLayerError
 from strongsolve.store.layers import read_layer, write_layer

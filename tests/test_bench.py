@@ -171,7 +171,7 @@ def test_workflow_overhead_compares_the_workflow_with_its_kernels(tmp_path, naiv
 def test_layer_io_reads_and_writes_every_layer(tmp_path, capsys):
     # bench/layer_io.py (issue 20): the file work of a solved run, part by part
     import layer_io
-    from strongsolve.games.g2048 import pipeline
+    from strongsolve.games.g2048.stages import pipeline
     with open(os.devnull, "w") as log:
         pipeline.solve(tmp_path / "run", 2, 3, log=log)
     doc = layer_io.main([str(tmp_path / "run"), "--rows", "2", "--cols", "3", "--workdir", str(tmp_path)])
@@ -207,7 +207,7 @@ def test_published_4x3_counts_agree_with_the_cases_and_flag_a_wrong_age(cases, t
 def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
     # bench/scaling_4x3.py (issue 20) on 2x3 ages 20-24 of a forward run made here: each config
     # (1 thread, 2 threads, 2 dask.distributed workers) gives the naive solver's counts; timings unchecked
-    from strongsolve.games.g2048 import pipeline
+    from strongsolve.games.g2048.stages import pipeline
     source = tmp_path / "source"
     pipeline.solve(source, 2, 3, max_age=28, log=io.StringIO())
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--ages", "20-24",
@@ -304,7 +304,7 @@ def test_scaling_measures_several_blocks_on_one_thread(tmp_path):
     # bench/scaling_4x3.py --configs threads_1 over two blocks (rates by layer size, issue 20): one
     # record per block and stage, the naive solver's counts, the largest layer of each block, one
     # RECORD.md row per block
-    from strongsolve.games.g2048 import pipeline
+    from strongsolve.games.g2048.stages import pipeline
     source = tmp_path / "source"
     pipeline.solve(source, 2, 3, max_age=28, log=io.StringIO())
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--ages",
@@ -332,7 +332,7 @@ def test_traffic_counts_equal_the_naive_solver(tmp_path):
     # bench/traffic_4x3.py (issue 20) on 2x3 ages 20-24 of a run made here: the arrays it counts
     # against a plain-Python count of spawns, states, moves, afterstates and expansion candidates
     import traffic_4x3
-    from strongsolve.games.g2048 import pipeline
+    from strongsolve.games.g2048.stages import pipeline
     pipeline.solve(tmp_path / "run", 2, 3, max_age=30, log=io.StringIO())
     forward, backward = traffic_4x3.count(tmp_path / "run", [20, 22, 24], 2, 3)
     states, afterstates = naive.reachable(2, 3)

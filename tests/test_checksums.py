@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from strongsolve.cli import main
-from strongsolve.games.g2048.report import read_solution, read_summary
+from strongsolve.games.g2048.stages.report import read_solution, read_summary
 from strongsolve.games.g2048.advice import Solution
 from strongsolve.store.checksums import read_json_checked, write_json_checked
 from strongsolve.store.errors import CorruptResultError

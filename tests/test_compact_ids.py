@@ -10,15 +10,9 @@ import numpy as np
 import pytest
 from numba import njit
 
-from strongsolve.games.g2048.compact_ids import (
-    board_id,
-    compact_id,
-    decode_ids,
-    encode_ids,
-    kernel_params,
-    max_exponent,
-    universe,
-)
+from strongsolve.games.g2048.encoding.compact_ids import (board_id, compact_id, decode_ids,
+                                                          encode_ids, kernel_params, max_exponent,
+                                                          universe)
 
 OPTIONS = list(itertools.product([False, True], repeat=2))  # (base_adjust, omit_cell)
 
@@ -97,7 +91,7 @@ def test_every_2x2_board(base_adjust, omit_cell):
 
 
 def test_real_2x3_layers():
-    from strongsolve.games.g2048.forward import forward_layers
+    from strongsolve.games.g2048.stages.forward import forward_layers
 
     seen = 0
     for layer in forward_layers(2, 3, 120):
@@ -185,7 +179,7 @@ def test_scalar_kernels_from_njit(base_adjust, omit_cell):
 def test_numba_threads_code_as_the_calling_thread(monkeypatch, base_adjust, omit_cell):
     # layers of at least PARALLEL_MIN IDs are coded on numba's threads, smaller ones serially
     # (issue 20); both paths must give the reference codes
-    from strongsolve.games.g2048 import compact_ids
+    from strongsolve.games.g2048.encoding import compact_ids
     layers = random_layers(4, 3, 40_000, seed=7)
     monkeypatch.setattr(compact_ids, "PARALLEL_MIN", 1)
     for age, ids in layers.items():

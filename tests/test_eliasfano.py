@@ -310,8 +310,8 @@ def test_bench_runs_on_a_small_board(capsys):
     import runpy
     from pathlib import Path
 
-    from strongsolve.games.g2048.compact_ids import universe
-    from strongsolve.games.g2048.forward import forward_layers
+    from strongsolve.games.g2048.encoding.compact_ids import universe
+    from strongsolve.games.g2048.stages.forward import forward_layers
 
     bench = runpy.run_path(str(Path(__file__).resolve().parents[1] / "bench" / "eliasfano.py"))
     report = bench["main"](["--json", "--layers", "2x2", "--max-queries", "64",

@@ -144,7 +144,7 @@ def test_inspect_of_a_half_done_backward_pass_names_no_missing_layer(run_copy, c
 
 
 def test_forward_only_run_says_how_to_solve_it_to_the_end(tmp_path, capsys):
-    from strongsolve.games.g2048 import pipeline
+    from strongsolve.games.g2048.stages import pipeline
 
     directory = tmp_path / "2048_2x2"
     with open(os.devnull, "w") as log:

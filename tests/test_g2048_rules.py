@@ -9,8 +9,8 @@ from numba import njit
 
 import naive
 from strongsolve.codecs.eliasfano import EliasFanoBuilder
-from strongsolve.games.g2048 import board as fast
-from strongsolve.games.g2048.expand import has_tile, layer_index_of_increasing
+from strongsolve.games.g2048.rules import board as fast
+from strongsolve.games.g2048.encoding.expand import has_tile, layer_index_of_increasing
 
 # Fixed lines from tests/cases.json "2048_moves" (source: the 2048 rules as implemented by
 # the original game and the 4x3 solution of Kaneko & Yamashita 2025).

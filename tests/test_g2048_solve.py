@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import naive
-from strongsolve.games.g2048 import pipeline
+from strongsolve.games.g2048.stages import pipeline
 from strongsolve.games.g2048.advice import Solution
 
 SHAPES = [(2, 2), (2, 3)]
@@ -139,9 +139,9 @@ def test_spawn_of_one_kind_matches_naive(p2, tmp_path):
 def test_backup_reports_a_successor_missing_from_the_layers():
     # afterstate layers that do not match (half of age n + 2 lost) are an error naming the cause,
     # not values computed from whatever the hash index holds
-    from strongsolve.games.g2048.backward import afterstate_values
-    from strongsolve.games.g2048.board import tables
-    from strongsolve.games.g2048.forward import forward_layers
+    from strongsolve.games.g2048.stages.backward import afterstate_values
+    from strongsolve.games.g2048.rules.board import tables
+    from strongsolve.games.g2048.stages.forward import forward_layers
     from strongsolve.kernels.hashindex import hash_index
 
     layers = {layer.age: layer.afterstates for layer in forward_layers(2, 3, None)}

@@ -18,11 +18,11 @@ import pytest
 
 import naive
 from strongsolve.cli import main
-from strongsolve.games.g2048 import pipeline
-from strongsolve.games.g2048.board import encode
-from strongsolve.games.g2048.boardtext import parse_board
+from strongsolve.games.g2048.stages import pipeline
+from strongsolve.games.g2048.rules.board import encode
+from strongsolve.games.g2048.rules.boardtext import parse_board
 from strongsolve.games.g2048.play import play
-from strongsolve.games.g2048.plots import LAYERS_PLOT, VALUES_PLOT
+from strongsolve.games.g2048.stages.plots import LAYERS_PLOT, VALUES_PLOT
 from strongsolve.games.g2048.advice import Solution
 
 REPO = Path(__file__).resolve().parents[1]
@@ -303,7 +303,7 @@ def png_height(path):
 
 
 def test_plots_show_the_elias_fano_bits_per_afterstate(solved):
-    from strongsolve.games.g2048 import plots
+    from strongsolve.games.g2048.stages import plots
 
     run = solved(2, 2)
     with open(run / "summary.csv") as f:
@@ -419,7 +419,7 @@ def test_reach_tile_workflow_with_plots(tmp_path):
                                          ("2048_3x3_reach1024", "2048_3x3_reach1024")])
 def test_reach_presets_are_valid_configs(preset, run):
     from strongsolve.config import apply_preset, validate
-    from strongsolve.games.g2048.run import run_name
+    from strongsolve.games.g2048.saved import run_name
 
     config = validate(apply_preset({"preset": preset}, REPO / "workflow" / "presets"),
                       REPO / "workflow" / "schemas")

@@ -38,8 +38,8 @@ def test_no_two_kernels_share_cache_files():
     # the serial and parallel twins made from one function are among them
     assert {("strongsolve.kernels.cfr", "regret_matching"),
             ("strongsolve.kernels.cfr", "regret_matching_parallel"),
-            ("strongsolve.games.g2048.compact_ids", "_decode"),
-            ("strongsolve.games.g2048.compact_ids", "_decode_parallel")} <= names
+            ("strongsolve.games.g2048.encoding.compact_ids", "_decode"),
+            ("strongsolve.games.g2048.encoding.compact_ids", "_decode_parallel")} <= names
     assert len(kernels) > 50
     owners = {}
     for module, name, kernel in kernels:

@@ -2,7 +2,7 @@
 
 The workflow runs a run whose ages make one block (every 3x3 run) as one ``g2048_solve`` job:
 forward then backward in one process, the afterstates kept in memory between them
-(:func:`strongsolve.games.g2048.pipeline.solve_block`). Small layers are written without their own
+(:func:`strongsolve.games.g2048.stages.pipeline.solve_block`). Small layers are written without their own
 fsyncs and the stage flushes the file system once before its block manifest
 (``write_layer(..., durable=False)``, :func:`strongsolve.store.atomic.sync_file_system`). Checked
 here: the same bytes as the per-stage jobs, the naive solver's values, no afterstate layer read back,
@@ -22,13 +22,13 @@ import pytest
 
 import naive
 from strongsolve.cli import main as cli_main
-from strongsolve.games.g2048 import pipeline
-from strongsolve.games.g2048 import run as run_module
-from strongsolve.games.g2048.backward import run_backward
-from strongsolve.games.g2048.forward import run_forward
-from strongsolve.games.g2048.kept import KeptLayers
-from strongsolve.games.g2048.report import run_report
-from strongsolve.games.g2048.run import Run
+from strongsolve.games.g2048.stages import pipeline
+from strongsolve.games.g2048 import saved as run_module
+from strongsolve.games.g2048.stages.backward import run_backward
+from strongsolve.games.g2048.stages.forward import run_forward
+from strongsolve.games.g2048.stages.kept import KeptLayers
+from strongsolve.games.g2048.stages.report import run_report
+from strongsolve.games.g2048.saved import Run
 from strongsolve.store import atomic, layers
 from strongsolve.games.g2048 import hints
 from strongsolve.games.g2048.hints import block_target, inferred_command, repair_command
@@ -124,7 +124,7 @@ def test_each_stage_flushes_the_file_system_once_before_its_manifest(tmp_path, m
         atomic.sync_file_system(path)
 
     for module in ("forward", "backward"):
-        monkeypatch.setattr(f"strongsolve.games.g2048.{module}.sync_file_system", flush)
+        monkeypatch.setattr(f"strongsolve.games.g2048.stages.{module}.sync_file_system", flush)
     fsyncs = []
     real_fsync = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: fsyncs.append(fd) or real_fsync(fd))

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import zarr
 
-from strongsolve.games.g2048.forward import expand_layer, forward_layers
-from strongsolve.games.g2048.pipeline import solve
+from strongsolve.games.g2048.stages.forward import expand_layer, forward_layers
+from strongsolve.games.g2048.stages.pipeline import solve
 from strongsolve.kernels.external import SortedRuns
 
 
@@ -66,7 +66,7 @@ def test_sorted_runs_union_like_numpy(tmp_path, memory_limit):
 
 def test_expand_layer_spilling_equals_in_memory(tmp_path):
     layers = {layer.age: layer for layer in forward_layers(2, 3, 60)}
-    from strongsolve.games.g2048.board import tables
+    from strongsolve.games.g2048.rules.board import tables
     t = tables(2, 3)
     for n in (30, 44, 60):
         a = expand_layer(n, t, 0.9, 0, layers[n - 2].afterstates, layers[n - 4].afterstates)

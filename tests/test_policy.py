@@ -15,20 +15,14 @@ import pytest
 
 import naive
 from strongsolve.cli import main
-from strongsolve.games.g2048 import pipeline
-from strongsolve.games.g2048.backward import state_values
-from strongsolve.games.g2048.board import canonical, canonicalize, encode
+from strongsolve.games.g2048.stages import pipeline
+from strongsolve.games.g2048.stages.backward import state_values
+from strongsolve.games.g2048.rules.board import canonical, canonicalize, encode
 from strongsolve.games.g2048.play import _apply_moves, play
-from strongsolve.games.g2048.policy import (
-    PolicyStore,
-    build_fuse,
-    fuse_layout,
-    fuse_retrieve,
-    policy_path,
-    run_policy,
-    states_of_age,
-)
-from strongsolve.games.g2048.run import Run
+from strongsolve.games.g2048.stages.policy import (PolicyStore, build_fuse, fuse_layout,
+                                                   fuse_retrieve, policy_path, run_policy,
+                                                   states_of_age)
+from strongsolve.games.g2048.saved import Run
 from strongsolve.games.g2048.advice import Solution
 from strongsolve.store.errors import CorruptLayerError
 from strongsolve.store.layers import read_attrs

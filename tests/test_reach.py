@@ -21,12 +21,12 @@ import pytest
 import naive
 from strongsolve.cli import main
 from strongsolve.config import ConfigError, validate
-from strongsolve.games.g2048 import pipeline
-from strongsolve.games.g2048.forward import nothing_made_at
-from strongsolve.games.g2048.run import Run
+from strongsolve.games.g2048.stages import pipeline
+from strongsolve.games.g2048.stages.forward import nothing_made_at
+from strongsolve.games.g2048.saved import Run
 from strongsolve.games.g2048.advice import Solution
-from strongsolve.games.g2048.spawn import cap_sum, expected_value, spawn_probabilities
-from strongsolve.games.g2048.targets import target_range
+from strongsolve.games.g2048.rules.spawn import cap_sum, expected_value, spawn_probabilities
+from strongsolve.games.g2048.rules.targets import target_range
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 import naive
-from strongsolve.games.g2048.boardtext import format_board
-from strongsolve.games.g2048.run import Run
+from strongsolve.games.g2048.rules.boardtext import format_board
+from strongsolve.games.g2048.saved import Run
 
 pytestmark = pytest.mark.slow
 

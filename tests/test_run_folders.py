@@ -12,8 +12,9 @@ import pytest
 
 import naive
 from strongsolve.cli import main
-from strongsolve.games.g2048 import pipeline
-from strongsolve.games.g2048.run import ForeignRunError, Run, check_run_directory, p2_text, run_name
+from strongsolve.games.g2048.stages import pipeline
+from strongsolve.games.g2048.saved import (ForeignRunError, Run, check_run_directory, p2_text,
+                                           run_name)
 from test_workflow import snakemake, workflow_copy
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strongsolve.games.g2048.backward import VALUES_ZSTD_LEVEL
-from strongsolve.games.g2048.run import Run
+from strongsolve.games.g2048.stages.backward import VALUES_ZSTD_LEVEL
+from strongsolve.games.g2048.saved import Run
 from strongsolve.store.layers import read_layer, write_layer
 
 REPO = Path(__file__).resolve().parents[1]

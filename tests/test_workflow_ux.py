@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import naive
-from strongsolve.games.g2048 import pipeline
+from strongsolve.games.g2048.stages import pipeline
 from strongsolve.headline import headline
 from test_workflow import REPO, snakemake, workflow_copy
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from .games.g2048.targets import check_target
+from .games.g2048.rules.targets import check_target
 
 SECTIONS = ("shutbox", "ludo", "truco")
 
@@ -154,7 +154,7 @@ def validate(config, schema_dir):
     ConfigError
         On the first bad value (unknown key, wrong type, out of range, NaN or infinite number, spawn
         probabilities that do not sum to 1, a 1x1 board, a reach-a-tile target that a start state
-        holds or the board cannot make: :func:`strongsolve.games.g2048.targets.check_target`).
+        holds or the board cannot make: :func:`strongsolve.games.g2048.rules.targets.check_target`).
     """
     schema = load_schema(schema_dir)
     config = _coerce(schema, copy.deepcopy(dict(config)))

@@ -10,7 +10,7 @@ import csv
 import json
 from pathlib import Path
 
-from .games.g2048.report import read_solution, read_summary
+from .games.g2048.stages.report import read_solution, read_summary
 from .store.errors import CorruptLayerError
 from .games.g2048.hints import rerun_command
 

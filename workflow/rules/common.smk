@@ -31,7 +31,7 @@ if workflow.is_main_process or RERUN_VARIABLE not in os.environ:
         profile_argument(sys.argv), cwd=os.getcwd())
 
 # after the validation, so that a bad config is refused before numba loads
-from strongsolve.games.g2048.run import ForeignRunError, Run, blocks, check_run_directory, run_name
+from strongsolve.games.g2048.saved import ForeignRunError, Run, blocks, check_run_directory, run_name
 
 
 def hold_run_lock(snakemake_dir=Path(".snakemake")):

@@ -3,7 +3,7 @@
 # manifest (the job's declared output). A killed job leaves complete layers (atomic renames) that
 # the rerun verifies and keeps, so only missing ages are computed again.
 
-from strongsolve.games.g2048.plots import plot_names
+from strongsolve.games.g2048.stages.plots import plot_names
 
 G2048_ARGS = (f"{G2048_DIR} --rows {G['rows']} --cols {G['cols']} --p2 {G['spawn']['p2']!r} "
               f"--target-tile {G2048_RUN.target_tile}")

@@ -35,7 +35,7 @@ def _ages(text):
 
 
 def _run(args):
-    from ..games.g2048.run import Run, check_run_directory
+    from ..games.g2048.saved import Run, check_run_directory
     run = Run(args.run_dir, args.rows, args.cols, args.p2, args.target_tile)
     check_run_directory(run)  # before a stage removes or writes anything
     return run
@@ -51,17 +51,17 @@ def _stage_options(args):
 
 
 def _forward(args):
-    from ..games.g2048.forward import run_forward
+    from ..games.g2048.stages.forward import run_forward
     run_forward(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
 
 
 def _backward(args):
-    from ..games.g2048.backward import run_backward
+    from ..games.g2048.stages.backward import run_backward
     run_backward(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
 
 
 def _solve_block(args):
-    from ..games.g2048.pipeline import solve_block
+    from ..games.g2048.stages.pipeline import solve_block
     run = _run(args)
     ages = _ages(args.ages)
     if args.report and ages != run.ages():
@@ -71,14 +71,14 @@ def _solve_block(args):
                          "`strongsolve 2048 report` once every block is solved")
     solve_block(run, ages, memory_limit=args.memory_limit, **_stage_options(args))
     if args.report:  # in this process: its imports and JIT are warm (issue 20)
-        from ..games.g2048.plots import write_plots
-        from ..games.g2048.report import run_report
+        from ..games.g2048.stages.plots import write_plots
+        from ..games.g2048.stages.report import run_report
         _print_report(run, run_report(run), None)
         write_plots(run.directory)
 
 
 def _report(args):
-    from ..games.g2048.report import run_report
+    from ..games.g2048.stages.report import run_report
     run = _run(args)
     _print_report(run, run_report(run, args.max_age), args.max_age)
 
@@ -86,7 +86,7 @@ def _report(args):
 def _print_report(run, doc, max_age):
     """The report's answer on stderr: the expected score (or probability of the target tile) and
     the counts, or for a forward-only run (``doc`` None) the counts of summary.csv."""
-    from ..games.g2048.report import summary_rows
+    from ..games.g2048.stages.report import summary_rows
     if doc is None:  # forward-only: the counts of summary.csv
         rows = summary_rows(run, max_age)
         print(f"forward pass to age {rows[-1]['age']}: {sum(r['states'] for r in rows)} states "
@@ -104,7 +104,7 @@ def _print_report(run, doc, max_age):
 
 
 def _solve(args):
-    from ..games.g2048.pipeline import solve
+    from ..games.g2048.stages.pipeline import solve
     doc = solve(args.run_dir, args.rows, args.cols, args.p2, args.target_tile, args.max_age,
                 memory_limit=args.memory_limit, **_stage_options(args))
     if doc is not None:
@@ -113,13 +113,13 @@ def _solve(args):
 
 def _query(args):
     from ..games.g2048.advice import Solution, format_value
-    from ..games.g2048.boardtext import draw_board, parse_board
+    from ..games.g2048.rules.boardtext import draw_board, parse_board
 
     sol = Solution(args.run_dir)
     board = parse_board(args.board, sol.rows, sol.cols)
     if args.best_only:
-        from ..games.g2048.board import age
-        from ..games.g2048.policy import PolicyStore
+        from ..games.g2048.rules.board import age
+        from ..games.g2048.stages.policy import PolicyStore
 
         best = sol.best_move(board, policy=PolicyStore(sol.run))
         if args.json:
@@ -152,7 +152,7 @@ def _play(args):
     sol = Solution(args.run_dir)
     policy = None
     if args.policy:
-        from ..games.g2048.policy import PolicyStore
+        from ..games.g2048.stages.policy import PolicyStore
         policy = PolicyStore(sol.run)
     result = play(sol, args.games, args.seed, progress=not args.json, policy=policy)
     if args.json:
@@ -174,14 +174,14 @@ def _play(args):
 
 
 def _policy(args):
-    from ..games.g2048.policy import run_policy
+    from ..games.g2048.stages.policy import run_policy
 
     run = _run(args)
     run_policy(run, _ages(args.ages) if args.ages else run.ages())
 
 
 def _plots(args):
-    from ..games.g2048.plots import write_plots
+    from ..games.g2048.stages.plots import write_plots
     write_plots(args.run_dir)
 
 

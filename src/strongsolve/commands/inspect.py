@@ -125,7 +125,7 @@ def _table(sol, args):
 
 
 def _layer(sol, args):
-    from ..games.g2048.boardtext import draw_board
+    from ..games.g2048.rules.boardtext import draw_board
 
     if args.boards < 0:
         raise ValueError(f"--boards {args.boards} is not allowed; allowed: an integer >= 0")

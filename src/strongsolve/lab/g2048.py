@@ -10,8 +10,8 @@ from pathlib import Path
 
 from flask import Blueprint, current_app, request
 
-from ..games.g2048.board import DIRECTIONS, decode, encode, move, start_states
-from ..games.g2048.boardtext import format_board, parse_board
+from ..games.g2048.rules.board import DIRECTIONS, decode, encode, move, start_states
+from ..games.g2048.rules.boardtext import format_board, parse_board
 from ..games.g2048.advice import Solution, format_value
 from ..games.g2048.hints import inferred_command
 from .layout import esc, render_page, workflow_command

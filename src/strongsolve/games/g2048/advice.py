@@ -18,12 +18,12 @@ import numpy as np
 
 from ...store.layers import read_attrs
 from .hints import inferred_command, repair_command
-from .backward import state_values, value_stats
-from .board import DIRECTIONS, age, canonical, move, start_states
-from .boardtext import format_board
-from .report import read_solution, summary_rows
-from .run import Run
-from .spawn import expected_value
+from .stages.backward import state_values, value_stats
+from .rules.board import DIRECTIONS, age, canonical, move, start_states
+from .rules.boardtext import format_board
+from .stages.report import read_solution, summary_rows
+from .saved import Run
+from .rules.spawn import expected_value
 
 def format_value(value, objective):
     """A value as text, as the CLI and the lab print it: points to 6 decimals, probabilities to 12

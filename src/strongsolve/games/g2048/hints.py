@@ -27,7 +27,7 @@ from pathlib import Path
 
 from ...rerun import RERUN_VARIABLE, forced, is_snakemake_command, shown_path, snakemake_command
 from ...store.layers import block_manifest
-from .shape import last_age
+from .rules.shape import last_age
 
 SNAKEMAKE_LOGS = ("forward_*.log", "backward_*.log", "solve_*.log", "report.log")
 """Log files the workflow's 2048 rules write under ``<run>/logs/``: their presence marks a

@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ...kernels.options import njit
-from .backward import state_values
-from .board import count_empty, moves
-from .expand import has_tile
+from .stages.backward import state_values
+from .rules.board import count_empty, moves
+from .encoding.expand import has_tile
 
 Z95 = 1.959963984540054
 """Two-sided 95 % quantile of the standard normal distribution (the interval's half-width in

@@ -15,13 +15,13 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ...codecs.eliasfano import ef_index_of_increasing
-from ...kernels.hashindex import lookup_into
-from ...kernels.options import njit
-from ...kernels.sort import distinct_index, radix_argsort
+from ....codecs.eliasfano import ef_index_of_increasing
+from ....kernels.hashindex import lookup_into
+from ....kernels.options import njit
+from ....kernels.sort import distinct_index, radix_argsort
 from .afterstate_code import CompactLayer, compact_index_of_increasing
-from .board import (MAX_LINES, base_moves, canonical_id, canonicalize, count_empty, empty_cells,
-                    moves, moves_after_spawn)
+from ..rules.board import (MAX_LINES, base_moves, canonical_id, canonicalize, count_empty,
+                           empty_cells, moves, moves_after_spawn)
 
 _U15 = np.uint64(15)
 

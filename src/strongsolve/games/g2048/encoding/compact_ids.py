@@ -26,9 +26,9 @@ shape whose tiles sum to that age.
 import numpy as np
 from numba import prange
 
-from ...kernels.options import njit, njit_parallel
-from .board import MAX_EXPONENT
-from .shape import check_shape
+from ....kernels.options import njit, njit_parallel
+from ..rules.board import MAX_EXPONENT
+from ..rules.shape import check_shape
 
 _U0 = np.uint64(0)
 _U15 = np.uint64(15)

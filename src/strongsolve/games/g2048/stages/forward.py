@@ -23,17 +23,17 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...kernels.external import SortedRuns
-from ...kernels.sort import distinct
-from ...parallel import chunk_bounds, imap_chunks
-from ...progress import Progress
-from ...store.atomic import sync_file_system, write_json_atomic
-from ...store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
-from ...store.layers import remove_stale_temporaries
-from ...store.lock import holding_run_lock
-from .board import TileOverflowError, age, start_states
-from .expand import OVERFLOW, move_successors, spawn_states
-from .run import Run, encode_afterstates
+from ....kernels.external import SortedRuns
+from ....kernels.sort import distinct
+from ....parallel import chunk_bounds, imap_chunks
+from ....progress import Progress
+from ....store.atomic import sync_file_system, write_json_atomic
+from ....store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
+from ....store.layers import remove_stale_temporaries
+from ....store.lock import holding_run_lock
+from ..rules.board import TileOverflowError, age, start_states
+from ..encoding.expand import OVERFLOW, move_successors, spawn_states
+from ..saved import Run, encode_afterstates
 
 
 # layer positions per parallel task: ~10 ms of work; a chunk's moves lose more repeats in its hash

@@ -41,17 +41,17 @@ import time
 
 import numpy as np
 
-from ...kernels.options import njit
-from ...store.atomic import write_json_atomic
-from ...store.errors import CorruptLayerError
-from ...store.lock import holding_run_lock
-from ...store.layers import read_layer, remove_stale_temporaries, write_layer
+from ....kernels.options import njit
+from ....store.atomic import write_json_atomic
+from ....store.errors import CorruptLayerError
+from ....store.lock import holding_run_lock
+from ....store.layers import read_layer, remove_stale_temporaries, write_layer
 from .backward import state_values
-from .board import age, canonical_id, moves, start_states
-from .expand import spawn_states
+from ..rules.board import age, canonical_id, moves, start_states
+from ..encoding.expand import spawn_states
 from .forward import starts_of_age
-from .hints import policy_command, repair_command
-from .spawn import expected_value
+from ..hints import policy_command, repair_command
+from ..rules.spawn import expected_value
 
 POLICY_FORMAT = 1
 MAX_SEEDS = 1000  # construction attempts per age; one fails with probability < 1e-3 for large n

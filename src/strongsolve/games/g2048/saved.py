@@ -27,8 +27,8 @@ import numpy as np
 from ...store.errors import CorruptLayerError
 from ...store.layers import checksum, read_attrs, read_layer
 from .hints import repair_command
-from .shape import check_shape, last_age
-from .targets import check_target
+from .rules.shape import check_shape, last_age
+from .rules.targets import check_target
 
 # The kernels (:mod:`.afterstate_code`, :mod:`.board`: numba) are imported where they are used: the
 # workflow's Snakefile imports this module to build the job list, and should not load numba (issue
@@ -55,7 +55,7 @@ def encode_afterstates(ids, rows, cols, age):
         ``afterstate_format``, ``id_code``, ``eliasfano`` (the code's parameters) and
         ``bits_per_afterstate`` (serialized bits per ID).
     """
-    from .afterstate_code import encode_layer
+    from .encoding.afterstate_code import encode_layer
     return encode_layer(ids, rows, cols, age)
 
 
@@ -183,7 +183,7 @@ class Run:
 
     @property
     def tables(self):
-        from .board import tables
+        from .rules.board import tables
         return tables(self.rows, self.cols)
 
     @property
@@ -222,7 +222,7 @@ class Run:
         if age > self.last_age:
             return encode_afterstates(np.empty(0, np.uint64), self.rows, self.cols, age)[0], \
                 {"num_afterstates": 0}
-        from .afterstate_code import from_stored
+        from .encoding.afterstate_code import from_stored
         path = self.afterstate_path(age)
         arrays, attrs = read_layer(path, dict(self.params(), age=age), repair_command)
         try:

@@ -24,8 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...codecs.eliasfano import EFArrays, EliasFano, EliasFanoBuilder, ef_index_of_increasing
-from ...kernels.options import njit
+from ....codecs.eliasfano import EFArrays, EliasFano, EliasFanoBuilder, ef_index_of_increasing
+from ....kernels.options import njit
 from .compact_ids import compact_id, decode_ids, encode_ids, kernel_params
 
 AFTERSTATE_FORMAT = 2

@@ -55,7 +55,7 @@ def write_plots(results_dir, log=sys.stderr):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .advice import Solution  # here: the Snakefile imports plot_names
+    from ..advice import Solution
 
     solution = Solution(results_dir)
     solved = solution.solved

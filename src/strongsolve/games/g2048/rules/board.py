@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ...kernels.options import njit
+from ....kernels.options import njit
 from .shape import check_shape
 from .spawn import cap_sum
 

@@ -19,17 +19,17 @@ from concurrent.futures import Future
 
 import numpy as np
 
-from ...kernels.bellman import backup
-from ...kernels.hashindex import hash_index
-from ...parallel import chunk_bounds, default_workers, map_chunks, worker_count
-from ...progress import Progress
-from ...store.atomic import sync_file_system, write_json_atomic
-from ...store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
-from ...store.layers import checksum, remove_stale_temporaries
-from ...store.lock import holding_run_lock
-from .board import TileOverflowError
-from .expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
-from .spawn import spawn_probabilities
+from ....kernels.bellman import backup
+from ....kernels.hashindex import hash_index
+from ....parallel import chunk_bounds, default_workers, map_chunks, worker_count
+from ....progress import Progress
+from ....store.atomic import sync_file_system, write_json_atomic
+from ....store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
+from ....store.layers import checksum, remove_stale_temporaries
+from ....store.lock import holding_run_lock
+from ..rules.board import TileOverflowError
+from ..encoding.expand import MISSING_SUCCESSOR, OK, OVERFLOW, expand_afterstates, expand_states
+from ..rules.spawn import spawn_probabilities
 
 # afterstates per parallel task: big enough that a task's set-up is negligible, small enough that
 # its expansion (48 bytes per candidate, 14 candidates per 4x3 afterstate: 12 MB) stays in the L3

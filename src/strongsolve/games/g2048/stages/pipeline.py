@@ -13,7 +13,7 @@ from .backward import run_backward
 from .forward import run_forward
 from .kept import KEEP_BYTES, KeptLayers
 from .report import run_report
-from .run import DEFAULT_P2, Run, blocks
+from ..saved import DEFAULT_P2, Run, blocks
 
 
 def keep_budget(memory_limit=None, keep_bytes=KEEP_BYTES):

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ...store.checksums import read_json_checked, read_text_checked, write_json_checked, write_text_checked
-from ...store.layers import layer_bytes
-from ...store.lock import holding_run_lock
-from ...rerun import is_snakemake_command
-from .hints import base_command, file_hint
-from .spawn import expected_value
+from ....store.checksums import (read_json_checked, read_text_checked, write_json_checked,
+                                 write_text_checked)
+from ....store.layers import layer_bytes
+from ....store.lock import holding_run_lock
+from ....rerun import is_snakemake_command
+from ..hints import base_command, file_hint
+from ..rules.spawn import expected_value
 
 # The kernels (.backward, .board: numba) are imported by solution(), which values the start states:
 # the workflow's Snakefile reads a run's report through this module (its closing lines) and should
@@ -128,7 +129,7 @@ def solution(run, rows):
     directory as it is then given, so a moved directory still gets the right one).
     """
     from .backward import state_values
-    from .board import age, decode, start_states
+    from ..rules.board import age, decode, start_states
     ids, probs = start_states(run.rows, run.cols, run.p2)
     values = np.empty(ids.size)
     for n in sorted({age(s) for s in ids}):

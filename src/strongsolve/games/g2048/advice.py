@@ -19,7 +19,7 @@ import numpy as np
 from ...store.layers import read_attrs
 from .hints import inferred_command, repair_command
 from .stages.backward import state_values, value_stats
-from .rules.board import DIRECTIONS, age, canonical, move, start_states
+from .rules.board import DIRECTIONS, age, canonical, encode, move, start_states
 from .rules.boardtext import format_board
 from .stages.report import read_solution, summary_rows
 from .saved import Run
@@ -442,3 +442,35 @@ class Solution:
                 row.update(self._value_stats(n, count))
             rows.append(row)
         return rows
+
+
+def advise_position(result, position):
+    """The advice interface every game shares (``games.<game>.advice.advise_position``): a saved
+    result and a position in, every choice with its value out.
+
+    Parameters
+    ----------
+    result : str or Path
+        A solved run directory (``results/2048_<r>x<c>...``).
+    position : dict
+        ``{"board": rows of tile values}`` (0 for an empty cell): a state, the player to move.
+
+    Returns
+    -------
+    list of dict
+        One per legal move in direction order: ``choice`` (the move), ``value`` (reward +
+        afterstate value: points, or the probability of making the target tile) and ``best``
+        (True on the optimal move, the first best in direction order).
+
+    Raises
+    ------
+    ValueError
+        A board of the wrong shape or not in the solved layers (as :meth:`Solution.moves`).
+    """
+    sol = Solution(result)
+    board = [list(row) for row in position["board"]]
+    if len(board) != sol.rows or any(len(row) != sol.cols for row in board):
+        raise ValueError(f"board {board} is not {sol.rows}x{sol.cols}, the run's shape")
+    q = sol.query(encode(board))
+    return [{"choice": m["move"], "value": m["total"], "best": m["move"] == q["best"]}
+            for m in q["moves"]]

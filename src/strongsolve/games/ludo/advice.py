@@ -146,3 +146,31 @@ def piece_count_message(result, position, roll, board, pieces, own, opp):
                      f"(another game, not an answer for this position): `strongsolve ludo advise "
                      f"{result} --position {sub} --roll {roll}`")
     return text
+
+
+def advise_position(result, position):
+    """The advice interface every game shares (``games.<game>.advice.advise_position``): a saved
+    result and a position in, every choice with its value out.
+
+    Parameters
+    ----------
+    result : str or Path
+        A saved race: a policy file (``--policy-out``) or a values layer (``--values-out``).
+    position : dict
+        ``{"own": cells of the mover's pieces, "opponent": the opponent's, "roll": face}``.
+
+    Returns
+    -------
+    list of dict
+        As :func:`advise`, each with ``choice`` (``"move c"`` or ``"pass"``) and ``value`` (the
+        mover's win probability after it) and ``best``.
+    """
+    from .saved import load_race
+
+    board, enc, value = load_race(result)
+    out = advise(board, enc, value, tuple(position["own"]), tuple(position["opponent"]),
+                 int(position["roll"]))
+    for c in out:
+        c["choice"] = "pass" if c["move_from"] is None else f"move {c['move_from']}"
+        c["value"] = c["win_probability"]
+    return out

@@ -78,3 +78,35 @@ def advise(rule, objective, cards, one_die, value, open_cards, roll=None, total=
     for i, choice in enumerate(out):
         choice["best"] = i == best
     return out
+
+
+def advise_position(result, position):
+    """The advice interface every game shares (``games.<game>.advice.advise_position``): a saved
+    result and a position in, every choice with its value out.
+
+    Parameters
+    ----------
+    result : str or Path
+        A result file of ``strongsolve shutbox --policy --output`` (:mod:`.saved`).
+    position : dict
+        ``{"open": cards not yet set (flip-one) or open tiles (standard), "roll": (x, y)}``, or
+        for the standard rule ``"total"`` instead of ``"roll"``.
+
+    Returns
+    -------
+    list of dict
+        As :func:`advise`, each with ``choice`` (``"flip c"``, ``"pass"``, ``"shut a b"``, ``"game
+        over"``) and ``value`` (expected rolls still to come, probability of shutting every tile,
+        or expected open sum) and ``best``.
+    """
+    from .saved import load_values
+
+    variant, value = load_values(result)
+    out = advise(variant["rule"], variant["objective"], variant["cards"], variant["one_die"], value,
+                 position["open"], tuple(position.get("roll", ())), position.get("total"))
+    for c in out:
+        if "flip" in c:
+            c["choice"] = "pass" if c["flip"] is None else f"flip {c['flip']}"
+        else:
+            c["choice"] = "shut " + " ".join(map(str, c["shut"])) if c["shut"] else "game over"
+    return out

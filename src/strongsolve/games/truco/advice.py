@@ -236,3 +236,31 @@ def solved_grid(results="results"):
     else:
         hint = ""
     return dict(solved=len(rows), total=N_SUBGAMES, next_command=hint or None, subgames=rows)
+
+
+def advise_position(result, position):
+    """The advice interface every game shares (``games.<game>.advice.advise_position``): a saved
+    result and a position in, every choice with its value out.
+
+    Parameters
+    ----------
+    result : str or Path
+        The results directory holding the solved subgames.
+    position : dict
+        ``{"score": (points of player 0, of player 1), "dealer": 0 or 1, "vira": card, "hand":
+        the acting player's cards, "line": the play so far (optional)}``, as :func:`policy_line`.
+
+    Returns
+    -------
+    list of dict
+        One per action of the decision: ``choice`` (the action, with its cards), ``value`` (its
+        probability in the equilibrium mix: Truco's advice is a mixed strategy) and ``best``
+        (True on the first action of highest probability).
+    """
+    out = policy_line(tuple(position["score"]), position["dealer"], position["vira"],
+                      position["hand"], position.get("line") or "", result)
+    choices = [{"choice": a["action"] + (" " + "/".join(a["cards"]) if a["cards"] else ""),
+                "value": a["probability"], "best": False} for a in out["actions"]]
+    best = max(range(len(choices)), key=lambda i: choices[i]["value"])
+    choices[best]["best"] = True
+    return choices

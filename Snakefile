@@ -16,7 +16,7 @@ include: "workflow/rules/ludo.smk"
 
 
 # Truco's rules only in a run that plays it: its modules load numba (its CFR kernels), which took
-# 0.3 s of every snakemake command otherwise (issue 20). Its targets and rules then do not exist.
+# 0.3 s of every snakemake command otherwise. Its targets and rules then do not exist.
 if "truco" in config["games"]:
 
     include: "workflow/rules/truco.smk"

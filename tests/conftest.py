@@ -11,7 +11,7 @@ import naive
 from strongsolve.games.g2048.stages import pipeline
 
 # A copy of the team's public cases file (shared/cases/cases.json), each entry with its "source": a
-# user's clone has no shared/ beside it, so the tests carry their own expected values (issue 16).
+# user's clone has no shared/ beside it, so the tests carry their own expected values.
 CASES_PATH = Path(__file__).resolve().with_name("cases.json")
 
 

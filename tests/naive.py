@@ -606,7 +606,7 @@ def truco_pure_best_response(game, strategy, player):
 
 
 # ---------------------------------------------------------------------------------------------
-# 2048, reach-a-tile objective (issue 6)
+# 2048, reach-a-tile objective
 #
 # Maximise the probability of making a tile of at least ``target`` (the objective twenty48 solves,
 # jdleesmiller/twenty48): a move whose result holds such a tile wins (value 1) and the game stops
@@ -657,7 +657,7 @@ def solve_reach(rows, cols, target, p2=0.9):
 
 
 # ---------------------------------------------------------------------------------------------
-# Shut the Box and Ludo (issue 7)
+# Shut the Box and Ludo
 #
 # Flip-one Shut the Box: cards 1..n start clear; roll two f-faced dice (ordered roll (x, y) with
 # probability 1/f^2), flip one existing card among x, y, x+y (toggle); if none exists the roll
@@ -666,7 +666,7 @@ def solve_reach(rows, cols, target, p2=0.9):
 # Standard Shut the Box (Wikipedia "Shut the box"; D. Butler, durangobill.com/ShutTheBox.html):
 # shut open tiles summing to the roll total; the game ends when no set fits. Memoised recursion
 # over frozensets of open tiles, in fractions.
-# Ludo (issue 7; HDU 4405): one piece = a Markov chain over cells solved by Gaussian elimination
+# Ludo (HDU 4405): one piece = a Markov chain over cells solved by Gaussian elimination
 # in fractions; two-player race = dict-based negamax value iteration over (own, opponent) tuples.
 # Monte Carlo simulators play any of these games with policy callbacks.
 # ---------------------------------------------------------------------------------------------
@@ -990,7 +990,7 @@ def simulate_race(board, pieces, policy_a, policy_b, rng, games):
 
 
 # ---------------------------------------------------------------------------------------------
-# Truco: blind play at 11-11 and best responses (issue 9, tree options)
+# Truco: blind play at 11-11 and best responses (tree options)
 #
 # Blind play (the issue's 11-11 option): each player plays the cards of their hand in a uniformly
 # random order. Two references: a replay of every deal and every pair of play orders through
@@ -1111,7 +1111,7 @@ def truco_best_response(tree, strategy, player):
 
 
 # ---------------------------------------------------------------------------------------------
-# Truco: the score grid of a small deck (issue 21)
+# Truco: the score grid of a small deck
 #
 # A plain recursion over role-ordered scores: mano's match-win probability before a hand at (a, b)
 # is the average over every vira card of the deck of the hand's LP value, whose terminal utility
@@ -1239,7 +1239,7 @@ class _Utility(dict):
     def __missing__(self, key):
         self[key] = self.fn(*key)
         return self[key]
-# Ludo race, second reference (issue 19): written apart from race_moves / race_values above (no
+# Ludo race, second reference: written apart from race_moves / race_values above (no
 # shared code): each player's pieces are an *ordered* tuple (piece identities kept), Jacobi value
 # iteration from 0, both move rules. ``pass_by_overshoot`` True: any piece not at N may be picked,
 # and one whose roll overshoots (overshoot "stay") stays where it is, which passes the turn; False:
@@ -1322,7 +1322,7 @@ def ludo_race_reference(board, pieces, pass_by_overshoot, tol=1e-13):
 
 
 # ---------------------------------------------------------------------------------------------
-# Truco: how much two solved subgames differ where play goes (issue 21, item 8)
+# Truco: how much two solved subgames differ where play goes
 #
 # A recursive walk over every deal of a small deck with one vira, through ``truco_replay`` (the whole
 # raise ladder), following a stored policy given as ``policy(player, hand, history)``: ``hand`` the

@@ -1,4 +1,4 @@
-"""Stored afterstate layers (issue 18, item 1): Elias-Fano over compact IDs, format 2, and the
+"""Stored afterstate layers: Elias-Fano over compact IDs, format 2, and the
 reader of format 1 (raw IDs).
 
 Expected look-ups come from ``numpy.searchsorted`` on the raw IDs, expected sizes from an
@@ -40,7 +40,7 @@ def expected_index(ids, xs):
 
 
 def raw_code(ids):
-    """Format 1 as issue 3 wrote it: the Elias-Fano code of the raw IDs, universe max + 1."""
+    """Format 1 as first written: the Elias-Fano code of the raw IDs, universe max + 1."""
     builder = EliasFanoBuilder(ids.size, int(ids[-1]) + 1 if ids.size else 1)
     builder.extend(ids)
     seq = builder.build()

@@ -1,4 +1,4 @@
-"""The benchmark entry points run (issue 8): bench/run.py on tiny boards, bench/numpy_baseline.py.
+"""The benchmark entry points run: bench/run.py on tiny boards, bench/numpy_baseline.py.
 
 Timings are never asserted (the machine is shared); counts are, against the naive reference and the
 published 4x3 counts (cases.json "2048_4x3_states_per_age", Kaneko & Yamashita 2025).
@@ -104,7 +104,7 @@ def test_numpy_baseline_counts_equal_the_naive_solver(rows, cols):
 
 
 def test_ludo_rule_variants_base_reading_is_the_solver_rule(tmp_path):
-    # bench/ludo_rule_variants.py (issue 19) shares no code with the solver: its base reading must
+    # bench/ludo_rule_variants.py shares no code with the solver: its base reading must
     # give the solver's value under the old move rule, and a changed reading another value
     import ludo_rule_variants as variants
     from strongsolve.games.ludo import rules
@@ -125,7 +125,7 @@ def test_ludo_rule_variants_base_reading_is_the_solver_rule(tmp_path):
 
 
 def test_ludo_fresh_matches_the_plain_python_reference():
-    # bench/ludo_fresh.py (issue 19: a third race solver written only from the rule text) against
+    # bench/ludo_fresh.py (a third race solver written only from the rule text) against
     # naive.ludo_race_reference, both move rules, 1 and 2 pieces, each of its code paths
     import ludo_fresh
 
@@ -148,7 +148,7 @@ def test_ludo_fresh_matches_the_plain_python_reference():
 
 @pytest.mark.slow
 def test_workflow_overhead_compares_the_workflow_with_its_kernels(tmp_path, naive_2048):
-    # bench/workflow_overhead.py (issue 20) on 2x2: the kernels alone and the whole Snakemake solve
+    # bench/workflow_overhead.py on 2x2: the kernels alone and the whole Snakemake solve
     # side by side; their counts against the naive solver, the ratio from the two wall times
     proc = subprocess.run([sys.executable, str(REPO / "bench" / "workflow_overhead.py"), "--board", "2x2",
                            "--threads", "2", "--workdir", str(tmp_path)],
@@ -169,7 +169,7 @@ def test_workflow_overhead_compares_the_workflow_with_its_kernels(tmp_path, naiv
 
 
 def test_layer_io_reads_and_writes_every_layer(tmp_path, capsys):
-    # bench/layer_io.py (issue 20): the file work of a solved run, part by part
+    # bench/layer_io.py: the file work of a solved run, part by part
     import layer_io
     from strongsolve.games.g2048.stages import pipeline
     with open(os.devnull, "w") as log:
@@ -205,7 +205,7 @@ def test_published_4x3_counts_agree_with_the_cases_and_flag_a_wrong_age(cases, t
 
 @pytest.mark.slow
 def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
-    # bench/scaling_4x3.py (issue 20) on 2x3 ages 20-24 of a forward run made here: each config
+    # bench/scaling_4x3.py on 2x3 ages 20-24 of a forward run made here: each config
     # (1 thread, 2 threads, 2 dask.distributed workers) gives the naive solver's counts; timings unchecked
     from strongsolve.games.g2048.stages import pipeline
     source = tmp_path / "source"
@@ -239,7 +239,7 @@ def _rates_record(stage, config, count, rate, ages=2):
 
 
 def test_projection_arithmetic_on_a_made_up_input(tmp_path):
-    # bench/projection_4x3.py (issue 20): the log-linear fit, the sum of layer / rate, the two
+    # bench/projection_4x3.py: the log-linear fit, the sum of layer / rate, the two
     # speed-up models, all on numbers small enough to work out by hand (below each assert)
     import projection_4x3 as proj
 
@@ -301,7 +301,7 @@ def test_projection_arithmetic_on_a_made_up_input(tmp_path):
 
 @pytest.mark.slow
 def test_scaling_measures_several_blocks_on_one_thread(tmp_path):
-    # bench/scaling_4x3.py --configs threads_1 over two blocks (rates by layer size, issue 20): one
+    # bench/scaling_4x3.py --configs threads_1 over two blocks (rates by layer size): one
     # record per block and stage, the naive solver's counts, the largest layer of each block, one
     # RECORD.md row per block
     from strongsolve.games.g2048.stages import pipeline
@@ -329,7 +329,7 @@ def test_scaling_measures_several_blocks_on_one_thread(tmp_path):
 
 
 def test_traffic_counts_equal_the_naive_solver(tmp_path):
-    # bench/traffic_4x3.py (issue 20) on 2x3 ages 20-24 of a run made here: the arrays it counts
+    # bench/traffic_4x3.py on 2x3 ages 20-24 of a run made here: the arrays it counts
     # against a plain-Python count of spawns, states, moves, afterstates and expansion candidates
     import traffic_4x3
     from strongsolve.games.g2048.stages import pipeline

@@ -1,4 +1,4 @@
-"""Checksums of the result files a user reads (issue 16): 2048's solution.json and summary.csv.
+"""Checksums of the result files a user reads: 2048's solution.json and summary.csv.
 
 A value edited in solution.json, a truncated solution.json or an edited summary.csv is refused on
 load with the file named and the command that rebuilds it; following that command literally in the

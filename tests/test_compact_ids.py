@@ -1,4 +1,4 @@
-"""Compact 2048 IDs (issue 3): base adjustment and cell omission of Kaneko & Yamashita 2025.
+"""Compact 2048 IDs: base adjustment and cell omission of Kaneko & Yamashita 2025.
 
 The reference below is plain Python on digit lists, written apart from the numba kernels.
 """
@@ -178,7 +178,7 @@ def test_scalar_kernels_from_njit(base_adjust, omit_cell):
 @pytest.mark.parametrize("base_adjust, omit_cell", OPTIONS)
 def test_numba_threads_code_as_the_calling_thread(monkeypatch, base_adjust, omit_cell):
     # layers of at least PARALLEL_MIN IDs are coded on numba's threads, smaller ones serially
-    # (issue 20); both paths must give the reference codes
+    #; both paths must give the reference codes
     from strongsolve.games.g2048.encoding import compact_ids
     layers = random_layers(4, 3, 40_000, seed=7)
     monkeypatch.setattr(compact_ids, "PARALLEL_MIN", 1)

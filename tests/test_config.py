@@ -1,4 +1,4 @@
-"""Validation of the workflow configuration (issues 2 and 5): every bad value gets one clear message
+"""Validation of the workflow configuration: every bad value gets one clear message
 naming the key, the value and what is allowed; through the real `snakemake` command line it exits
 non-zero before anything under results/ is created or touched."""
 

@@ -1,4 +1,4 @@
-"""Crash-safe, resumable runs of the real Snakemake workflow (issue 5).
+"""Crash-safe, resumable runs of the real Snakemake workflow.
 
 The 2x3 board with 48 ages per job (three forward and three backward blocks) runs in a copy of the
 workflow whose config.yaml selects it, so every command here is a plain ``snakemake --cores 2``: no

@@ -1,4 +1,4 @@
-"""A full disk is named as such, with the file and the fix, even in a job's log on that disk (issue 16).
+"""A full disk is named as such, with the file and the fix, even in a job's log on that disk.
 
 The full disk is real: a tmpfs of a few hundred KiB mounted for the test (root may mount one; the
 test is skipped, saying why, where mounting is not allowed), filled with a ballast file. A job's

@@ -1,4 +1,4 @@
-"""Elias-Fano codec (issue 3): every query against numpy.searchsorted on a plain sorted array."""
+"""Elias-Fano codec: every query against numpy.searchsorted on a plain sorted array."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Fault messages name the run's own repair command, and the CLI's advice fits the command (issue 16).
+"""Fault messages name the run's own repair command, and the CLI's advice fits the command.
 
 The workflow's side (a preset or config-file run repaired by following the printed command) is in
 tests/test_repair.py; here, the commands themselves and the runs made by ``strongsolve 2048 solve``

@@ -281,4 +281,4 @@ def test_layer_look_ups_match_searchsorted(queries):
     builder = EliasFanoBuilder(layer.size, int(layer[-1]) + 1)
     builder.extend(layer)
     np.testing.assert_array_equal(look_up(builder.build().arrays, xs), expected)
-    # compact-coded layers (the stored form, issue 18): tests/test_afterstate_code.py
+    # compact-coded layers (the stored form): tests/test_afterstate_code.py

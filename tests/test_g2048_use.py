@@ -1,4 +1,4 @@
-"""Using a 2048 solution (issue 6): query, play, inspect, plots, and the reach-a-tile objective.
+"""Using a 2048 solution: query, play, inspect, plots, and the reach-a-tile objective.
 
 Every command runs here on a small board solved once per session. Values are checked against the
 plain-Python references of tests/naive.py (``NaiveSolution`` for the score, ``NaiveReachSolution``
@@ -252,7 +252,7 @@ def test_inspect_table_matches_the_summary(solved, capsys, naive_2048):
 
 
 def test_value_statistics_of_older_layers_are_read_from_their_values(solved, tmp_path, naive_2048):
-    # value layers record their min, mean and max since issue 20; a layer without them (an older
+    # value layers record their min, mean and max; a layer without them (an older
     # run) gives the same row, read from its values
     from strongsolve.store.layers import read_layer, write_layer
     run = tmp_path / "run"
@@ -406,9 +406,9 @@ def test_reach_tile_workflow_with_plots(tmp_path):
     run = tmp_path / "results" / "2048_2x2_reach32"
     doc = json.loads((run / "solution.json").read_text())
     assert close(doc["reach_probability"], naive.solve_reach(2, 2, 32).probability)
-    # one block: its one job writes the report and the plots too (issue 20)
+    # one block: its one job writes the report and the plots too
     log, = (run / "logs").glob("solve_*[0-9].log")
-    assert "probability of making 32: " in log.read_text()  # issue 16
+    assert "probability of making 32: " in log.read_text()  # the objective in words
     for name in (LAYERS_PLOT, VALUES_PLOT):
         assert (run / "plots" / name).read_bytes()[:4] == b"\x89PNG"
     assert "plots: wrote" in log.read_text()

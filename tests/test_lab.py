@@ -1,4 +1,4 @@
-"""The lab (issue 17) in a real headless browser: every page, its controls, and its numbers against
+"""The lab in a real headless browser: every page, its controls, and its numbers against
 the CLI's answer to the same query, on small results made by the CLI in a session fixture.
 
 The browser is Debian's chromium driven by selenium through chromium-driver; where either is missing

@@ -1,4 +1,4 @@
-"""Ludo / aeroplane chess (issue 7): one-piece expected rolls and two-player races, against the
+"""Ludo / aeroplane chess: one-piece expected rolls and two-player races, against the
 exact references in naive.py, the HDU 4405 samples and Monte Carlo."""
 
 import json

@@ -1,4 +1,4 @@
-"""``strongsolve ludo advise`` (issue 19): every choice after a roll, valued from a race saved by
+"""``strongsolve ludo advise``: every choice after a roll, valued from a race saved by
 ``ludo race --policy-out``, against naive.ludo_race_reference."""
 
 import json
@@ -99,7 +99,7 @@ def test_cli_advise_reads_the_saved_race(tmp_path, capsys):
 
 def test_a_position_with_more_pieces_than_solved_is_refused_with_the_commands_that_answer(
         tmp_path, capsys, monkeypatch):
-    # issue 19: the design's four-piece example on a board where four pieces are not solved
+    # the design's four-piece example on a board where four pieces are not solved
     path = tmp_path / "b.yaml"
     path.write_text(json.dumps(BOARD))
     saved = tmp_path / "out" / "race_p2_policy.npz"

@@ -1,4 +1,4 @@
-"""Two-piece Ludo races against naive.ludo_race_reference (issue 19), a plain-Python Jacobi solver
+"""Two-piece Ludo races against naive.ludo_race_reference, a plain-Python Jacobi solver
 over *ordered* piece tuples that shares no code with the solver or with naive.race_values: exact
 agreement (1e-9) at every position on small boards that carry every feature of the classic board
 (shortcut, trap, safe cell, overshoot "stay", a six-faced die) and, besides, a stack of two pieces

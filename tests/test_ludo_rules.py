@@ -1,4 +1,4 @@
-"""Ludo race move rules (issue 19): ``pass_by_overshoot`` true (the design's rule: any piece not at
+"""Ludo race move rules: ``pass_by_overshoot`` true (the design's rule: any piece not at
 the goal may be picked, an overshooting one stays and the turn passes) and false (only a piece
 that can move may be picked), both against naive.ludo_race_reference, a plain-Python Jacobi solver
 over ordered piece tuples that shares no code with the solver or with naive.race_values."""

@@ -1,7 +1,7 @@
 """A Ludo board whose goal some cell cannot reach is reported as such, at once, by both commands.
 
 A race on such a board ran 202 s and ended in a value-iteration traceback while ``ludo rolls``
-answered "inf" (issue 16): a piece stuck where the goal cannot be reached never finishes, so a race
+answered "inf": a piece stuck where the goal cannot be reached never finishes, so a race
 may never end. The expected cells below are worked out by hand in the comments.
 """
 

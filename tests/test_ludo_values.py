@@ -1,4 +1,4 @@
-"""The value-only race solver (issue 19: three pieces each) against naive.ludo_race_reference, a
+"""The value-only race solver (three pieces each) against naive.ludo_race_reference, a
 plain-Python Jacobi solver over *ordered* piece tuples that shares no code with it, and against the
 expansion solver; its checkpoints (a kill -9 during the sweeps resumes to the unbroken values, bit
 for bit; a damaged checkpoint is reported by name and not used); ``ludo race`` and ``ludo advise``

@@ -1,4 +1,4 @@
-"""A run of one block solved by one job, and small layers flushed once per block (issue 20).
+"""A run of one block solved by one job, and small layers flushed once per block.
 
 The workflow runs a run whose ages make one block (every 3x3 run) as one ``g2048_solve`` job:
 forward then backward in one process, the afterstates kept in memory between them
@@ -214,7 +214,7 @@ def one_job_reference(tmp_path_factory):
 @pytest.mark.slow
 def test_one_block_run_is_one_job_with_the_naive_values(one_job_reference):
     run_dir = one_job_reference / RUN
-    # one job: the stages, then the report and the plots (in the same process since issue 20)
+    # one job: the stages, then the report and the plots (in the same process)
     logs = sorted(p.name for p in (run_dir / "logs").glob("*.log") if ".attempts" not in p.name)
     assert logs == ["solve_000004-000252.log"]
     assert sorted(p.name for p in (run_dir / "plots").iterdir()) == ["layers_per_age.png", "values_per_age.png"]

@@ -1,4 +1,4 @@
-"""kill -9 of the Snakemake main process alone, then an immediate rerun, three times (issue 16).
+"""kill -9 of the Snakemake main process alone, then an immediate rerun, three times.
 
 The killed main process leaves its running job alive (an orphan) and the rerun starts the same job
 again; the run's writer lock (strongsolve.store.lock) makes the rerun's job wait for the orphan.

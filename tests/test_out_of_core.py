@@ -1,4 +1,4 @@
-"""Bounded memory and scale-out give the same bytes (issue 4): an external sort forced to spill many
+"""Bounded memory and scale-out give the same bytes: an external sort forced to spill many
 runs per layer, small chunks, and a real dask.distributed LocalCluster, against the in-memory path."""
 
 import io
@@ -98,7 +98,7 @@ def test_local_cluster_gives_identical_layers(tmp_path):
 @pytest.mark.parametrize("threads", ["2", "3"])
 def test_threaded_sorts_and_index_builds_give_identical_layers(tmp_path, monkeypatch, threads):
     # the forward's unions scattered and sorted by bucket on threads, the backward's hash indexes
-    # built by ranges of slots on threads, even on 2x3's small layers (issue 20)
+    # built by ranges of slots on threads, even on 2x3's small layers
     from strongsolve.kernels import hashindex, sort
     quiet = io.StringIO()
     monkeypatch.setenv("STRONGSOLVE_THREADS", "1")

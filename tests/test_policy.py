@@ -1,4 +1,4 @@
-"""Optimal-play store (issue 18, item 3): a binary fuse retrieval of each state's best move.
+"""Optimal-play store: a binary fuse retrieval of each state's best move.
 
 Expected moves: the naive expectimax (tests/naive.py) on every reachable 2x3 state, and the full
 solution's values (:func:`backward.state_values` on the solved layers, itself checked against the

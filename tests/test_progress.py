@@ -1,4 +1,4 @@
-"""Progress lines written in batches (strongsolve.progress, issue 20)."""
+"""Progress lines written in batches (strongsolve.progress)."""
 
 import io
 

@@ -1,4 +1,4 @@
-"""Reach-a-tile runs end (issue 16): the last age bounded by the target, the forward pass stopping
+"""Reach-a-tile runs end: the last age bounded by the target, the forward pass stopping
 after two empty afterstate layers, targets validated up front, probabilities never above 1, the
 report's labels, and the state counts against twenty48's published ones.
 
@@ -108,7 +108,7 @@ def test_last_age_of_4x4_reach_runs_bounds_the_job_list():
 
 def test_workflow_job_list_of_4x4_reach16_ends_at_the_bound(tmp_path):
     """`snakemake -n`: the job list of 4x4 reach 16 is two blocks of ages, 4-66 and 68-124 (it ran
-    to age 2^18 - 4 before issue 16); a target a start holds stops the workflow before any job."""
+    to age 2^18 - 4 before this was checked); a target a start holds stops the workflow before any job."""
     for name in ("config.yaml", "workflow"):
         src = REPO / name
         (shutil.copytree if src.is_dir() else shutil.copy)(src, tmp_path / name)
@@ -175,7 +175,7 @@ def test_forward_stops_and_every_stage_agrees_with_naive(tmp_path):
 @pytest.mark.slow
 def test_4x4_reach16_counts_match_twenty48(tmp_path):
     """4x4 reach 16 (about 20 s here): 23,482,821 canonical states once the won and lost ones are
-    left out, twenty48's count; the forward pass ends at the bound 124 (issue 16)."""
+    left out, twenty48's count; the forward pass ends at the bound 124."""
     doc = solve_quietly(tmp_path / "run", 4, 4, 16)
     assert doc["num_states"] - doc["num_terminal_states"] == TWENTY48_STATES[4, 16]
     table = summary(tmp_path / "run")
@@ -281,7 +281,7 @@ def test_expected_value_of_capped_probabilities_is_at_most_one():
 
 
 def test_reach_probability_of_2x3_target_8_is_at_most_one(solved):
-    """Reported as 1.0000000000000002 before issue 16; naive: 1 up to rounding."""
+    """Once reported as 1.0000000000000002; naive: 1 up to rounding."""
     run_dir = solved(2, 3, 8)
     doc = json.loads((run_dir / "solution.json").read_text())
     reference = naive.solve_reach(2, 3, 8)

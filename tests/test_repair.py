@@ -1,4 +1,4 @@
-"""Every fault message of a finished workflow run leads to the right repair, followed literally (issue 16).
+"""Every fault message of a finished workflow run leads to the right repair, followed literally.
 
 One run of the real workflow is solved per module, with a configuration that is not config.yaml's
 (a config file plus a ``--config`` value: 2x3 boards, 32 ages per job, so four blocks per stage), in

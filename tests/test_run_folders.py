@@ -1,5 +1,5 @@
 """Run folders identify every parameter exactly, and a run never touches another run's folder
-(issue 16: p2 0.8 and 0.8000004 shared one folder, and the second run's refused job deleted the
+(p2 0.8 and 0.8000004 shared one folder, and the second run's refused job deleted the
 first run's forward block manifest)."""
 
 import json

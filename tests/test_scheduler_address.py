@@ -1,4 +1,4 @@
-"""``dask.scheduler_address`` answered within a bound by a clear error, whatever listens there (issue 16).
+"""``dask.scheduler_address`` answered within a bound by a clear error, whatever listens there.
 
 Servers on 127.0.0.1 only: one that answers with HTTP (dask read its first 8 bytes as a frame
 length and tried to allocate 3 EiB), one that accepts and says nothing (dask waited for its
@@ -134,7 +134,7 @@ def test_failed_connections_leave_no_client_to_deadlock_a_later_cluster():
     """A failed ``client_for`` left its half-made Client as cyclic garbage; a collection inside
     distributed's ``LoopRunner.start`` (class-wide lock held) then ran ``Client.__del__``, which waits
     on that same lock: a LocalCluster started later hung for good (seen once in a test run on 2
-    processes, session 16). Reproduced here by collecting inside that lock, in a child process."""
+    processes). Reproduced here by collecting inside that lock, in a child process."""
     pytest.importorskip("distributed")
     import subprocess
     import sys

@@ -1,4 +1,4 @@
-"""Shut the Box (issue 7): flip-one and standard rules, against the exact references in naive.py,
+"""Shut the Box: flip-one and standard rules, against the exact references in naive.py,
 published values and Monte Carlo."""
 
 import json

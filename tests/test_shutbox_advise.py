@@ -1,4 +1,4 @@
-"""``strongsolve shutbox advise`` (issue 19): every choice after a roll, valued from a solution
+"""``strongsolve shutbox advise``: every choice after a roll, valued from a solution
 saved with ``--policy --output``, against the exact references of naive.py."""
 
 import json

@@ -1,4 +1,4 @@
-"""Shut the Box in exact rationals (issue 19, ``--exact``): every value against the independent
+"""Shut the Box in exact rationals (``--exact``): every value against the independent
 fraction references of naive.py, and the float solver against float(fraction)."""
 
 import json

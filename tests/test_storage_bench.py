@@ -1,4 +1,4 @@
-"""Value layers' codec and the storage benchmark (issue 18, items 1 and 2).
+"""Value layers' codec and the storage benchmark.
 
 Bit-for-bit checks compare the bytes read back with the float64 bytes written; the benchmark's ID
 sizes are checked against the layers' own attributes and ``solution.json``.

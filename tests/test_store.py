@@ -1,4 +1,4 @@
-"""Atomic writes, checksums and verified loads of the result store (issue 5).
+"""Atomic writes, checksums and verified loads of the result store.
 
 Every corruption below must be refused with :class:`CorruptLayerError` naming the file and how to
 rebuild it; every write error must raise :class:`StoreWriteError` and leave nothing that looks
@@ -93,7 +93,7 @@ def _small_arrays(case, length):
 def test_a_small_layer_written_from_memory_is_the_files_zarr_writes(tmp_path, monkeypatch, case,
                                                                     length, zstd_level):
     # small layers are encoded in memory without zarr's event loop and written with plain file
-    # calls (issue 20): the same files, byte for byte, as zarr's own LocalStore writes for a large one
+    # calls: the same files, byte for byte, as zarr's own LocalStore writes for a large one
     from strongsolve.store import layers
     arrays = _small_arrays(case, length)
     attrs = dict(ATTRS, mean=float("nan"), none=None, nested={"a": [1, 2.5]})

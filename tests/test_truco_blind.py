@@ -1,4 +1,4 @@
-"""Blind play at 11-11 (issue 9: "At 11-11 the hand is played without raises (option: blind play,
+"""Blind play at 11-11 ("At 11-11 the hand is played without raises (option: blind play,
 cards in random order)"): every card is drawn uniformly from the player's remaining cards, so the
 tree has chance nodes only. Values are checked against the plain enumerations of tests/naive.py.
 """

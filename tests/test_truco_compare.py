@@ -1,4 +1,4 @@
-"""``strongsolve truco compare`` (issue 21, item 8): the share of real play where two solved subgames'
+"""``strongsolve truco compare``: the share of real play where two solved subgames'
 policies differ, checked against the plain walk of tests/naive.py on a 7-card deck whose region
 min(a, b) >= 9 (the 11 row and the {1, 3} tier) is solved here.
 

@@ -1,4 +1,4 @@
-"""The forest CFR of raise subgames (issue 21, item 2) against the tabular CFR of kernels/cfr.py on
+"""The forest CFR of raise subgames against the tabular CFR of kernels/cfr.py on
 the same trees: small decks and a slice of the full deck, several raise caps, cold and warm starts,
 the exact best response, the outcome probabilities, and the grid driver's use of it."""
 

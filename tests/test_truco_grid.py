@@ -1,4 +1,4 @@
-"""The score grid by dynamic programming (issue 21, items 3 and 5): tiers and groups in dependency
+"""The score grid by dynamic programming: tiers and groups in dependency
 order, small decks, and a region of a small deck's grid solved through the real workflow and
 checked against the plain recursion of tests/naive.py (every hand with the whole raise ladder,
 solved by the sequence-form LP)."""
@@ -170,7 +170,7 @@ WHOLE_GRID_CONFIG = CONFIG.replace("min_score: 9", "min_score: 0").replace(
 @pytest.mark.slow
 def test_workflow_solves_the_whole_small_deck_grid_like_the_plain_recursion(tmp_path):
     """All 144 scores x 2 vira classes of the 7-card deck through the real workflow (row11, t1 .. t4
-    in dependency order), W against the plain recursion's table (issue 21, item 5)."""
+    in dependency order), W against the plain recursion's table."""
     assert GRID_TABLE["deck"] == DECK == naive.TRUCO_GRID_DECK
     wf = workflow_copy(tmp_path)
     (wf / "small.yaml").write_text(WHOLE_GRID_CONFIG)
@@ -192,7 +192,7 @@ def test_workflow_solves_the_whole_small_deck_grid_like_the_plain_recursion(tmp_
     assert_utilities_follow_the_match_rule(root, scores, W, 1e-10)
     errors = {s: abs(W[s] - GRID_TABLE["W"]["%d-%d" % s]) for s in scores}
     worst = max(errors, key=errors.get)
-    assert errors[worst] <= 1e-9, (worst, errors[worst])  # issue 21's acceptance
+    assert errors[worst] <= 1e-9, (worst, errors[worst])  # the accuracy the grid promises
 
 
 def assert_same_solutions(out, whole):

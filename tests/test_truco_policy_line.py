@@ -1,4 +1,4 @@
-"""`strongsolve truco policy --line` (issue 21, item 7): the equilibrium mix of the player to act
+"""`strongsolve truco policy --line`: the equilibrium mix of the player to act
 after a line of play, on subgames solved on tiny decks (test_truco_row11's, one per vira class):
 the 11 row's groups 11, 10, 9 and the tier t1 (scores 9-9 .. 10-10, ladder {1, 3})."""
 

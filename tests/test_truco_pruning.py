@@ -1,4 +1,4 @@
-"""Lossless raise pruning (issue 21, item 1), checked exactly on a small deck at every score.
+"""Lossless raise pruning, checked exactly on a small deck at every score.
 
 For every role-ordered score outside the 11 row the hand is built with the whole ladder and with
 the pruned ladders of pruning.py ("min", and "player" where the utility table certifies it). For

@@ -1,4 +1,4 @@
-"""The raise ladder in the hand tree (issue 9: "On their turn, before playing a card, a player may
+"""The raise ladder in the hand tree ("On their turn, before playing a card, a player may
 raise (truco: 3, then 6, 9, 12). The other accepts, folds (the raiser scores the value before the
 raise) or raises again. After an accept, only the accepting side may raise next."), against the
 physical rules engine (rules.HandState) and the plain reference of tests/naive.py; and the 11-row

@@ -154,7 +154,7 @@ def test_cli_errors_and_grid(results, capsys):
     code, _, err = run_cli(["truco", "policy", "--score", "11-0", "--dealer", "0", "--vira", "7c",
                             "--hand", "Ac 3h 4s", "--results", str(results)], capsys)
     assert code == 2 and "no solved subgame" in err
-    # issue 16: the message names the command that solves the missing subgame
+    # the message names the command that solves the missing subgame
     assert err.rstrip().endswith(f"solve the 11 row with: snakemake --cores all --config games='[truco]' "
                                  f"truco='{{solve_row11: true}}' results={results}")
     code, _, err = run_cli(["truco", "policy", "--score", "11-8", "--dealer", "0", "--vira", "7c",
@@ -211,7 +211,7 @@ def test_transfer_regrets_by_key():
     assert 0 < len(set(src) & set(map(int, b.infoset_key))) < len(b.infoset_key)
 
 
-# ---- checksums of the stored subgames (issue 16) -------------------------------------------------
+# ---- checksums of the stored subgames -------------------------------------------------
 
 REBUILD_GROUPS = "snakemake --cores all --forcerun truco_row11_group"
 

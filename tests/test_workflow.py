@@ -1,4 +1,4 @@
-"""The real Snakemake workflow, end to end, in a temporary directory (issue 2, item 7)."""
+"""The real Snakemake workflow, end to end, in a temporary directory."""
 
 import csv
 import json
@@ -77,6 +77,6 @@ def test_forward_only_4x3_matches_published_counts(tmp_path):
     assert [int(r["states"]) for r in rows] == case["states"]
     assert not (run / "solution.json").exists()
     assert not (run / "values").exists()
-    # the run ends with its counts on the terminal (issue 16)
+    # the run ends with its counts on the terminal
     assert "2048_4x3: forward pass to age 18 (no values: forward-only run)" in proc.stdout
     assert f"  {sum(case['states']):,} states, " in proc.stdout

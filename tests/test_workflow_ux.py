@@ -1,4 +1,4 @@
-"""What a person running the workflow sees (issue 16): the answers printed at the end of a run, the
+"""What a person running the workflow sees: the answers printed at the end of a run, the
 2048 jobs first, a job's stderr on the terminal with every attempt's log kept, and a clean
 ``snakemake --lint``. Expected values come from the brute-force references of tests/naive.py."""
 
@@ -190,7 +190,7 @@ def test_a_race_prints_a_progress_line_per_sweep(tmp_path, capsys):
 
     board = tmp_path / "race.yaml"
     board.write_text("length: 6\njumps: {2: 4, 5: 1}\nsafe: [3]\ndie: 3\n")  # RACE_BOARD
-    # naive.race_values plays today's rule (issue 19: the board default is now the design's rule)
+    # naive.race_values plays today's rule (the board default is now the design's rule)
     assert main(["ludo", "race", str(board), "--pieces", "2", "--tol", "1e-10", "--json",
                  "--pass-by-overshoot", "false"]) == 0
     captured = capsys.readouterr()
@@ -234,7 +234,7 @@ def test_job_script_shows_stderr_while_the_job_runs_and_appends_every_attempt(tm
                                            ("[truco]", True)])
 def test_parsing_the_snakefile_loads_no_kernel_library(tmp_path, games, loaded):
     """Every snakemake command parses the Snakefile: its imports stay light, without numba or zarr
-    (issue 20: they took 0.4 s of each command), unless the run plays Truco, whose rules need its
+    (they took 0.4 s of each command), unless the run plays Truco, whose rules need its
     kernels. Checked at the end of the parse of a dry run, over a finished 2x2 run directory (the
     run directory's check reads its layers' attributes)."""
     wf = workflow_copy(tmp_path)

@@ -1,4 +1,4 @@
-"""One writer per run directory (issue 16): the lock every writing stage holds for its whole life.
+"""One writer per run directory: the lock every writing stage holds for its whole life.
 
 The orphan of a ``kill -9`` of the Snakemake main process keeps writing while the rerun starts the
 same job. Here the orphan is played by a process that holds the run's writer lock and fills a

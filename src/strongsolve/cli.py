@@ -59,7 +59,7 @@ def run():
 
     At exit Python collects garbage over every object still alive, module by module; in a 2048 job
     that holds numba's compiled kernels and matplotlib that took 0.2-0.35 s of CPU per process,
-    after all its work was done (issue 20: 0.35 s between the last line of a 3x3 solve and its end).
+    after all its work was done (0.35 s between the last line of a 3x3 solve and its end).
     ``gc.freeze()`` moves those objects out of the collector's reach: they are still released by
     reference counting, files still closed and ``atexit`` handlers still run; a reference cycle
     left among them is returned to the operating system with the rest of the process.

@@ -1,4 +1,4 @@
-"""Validation of the workflow configuration against its JSON schema (issues 2 and 5).
+"""Validation of the workflow configuration against its JSON schema.
 
 ``workflow/schemas/config.schema.yaml`` is the main schema; each other game's section is embedded
 from ``workflow/schemas/<section>.schema.yaml`` when that file exists. Defaults come from the schema;

@@ -1,4 +1,4 @@
-"""The answers a workflow run prints on the terminal when it ends (issue 16).
+"""The answers a workflow run prints on the terminal when it ends.
 
 Snakemake's ``onsuccess`` handler (Snakefile) calls :func:`headline` with the result files of the
 games of the run; each game's lines are built from the documents its jobs wrote (``solution.json`` or

@@ -1,4 +1,4 @@
-"""Chunk-level parallelism: threads in this process, or a dask.distributed cluster (issue 4; the
+"""Chunk-level parallelism: threads in this process, or a dask.distributed cluster (the
 stumpy pattern of STYLE.md).
 
 Stages split a layer into chunks of equal work and run the same serial numba kernel (``nogil``) on
@@ -7,7 +7,7 @@ each chunk: on a pool of threads in this process by default (``concurrent.future
 creates one itself except in :func:`client_for`, which the command-line layer calls). Results come
 back in chunk order, so the output does not depend on the scheduler or the number of workers.
 
-The threads were dask's threaded scheduler until issue 20. A stage's calls are flat maps of
+The threads were once dask's threaded scheduler. A stage's calls are flat maps of
 independent chunks, for which its task graph (built, ordered and walked per call) is pure cost: 0.25
 ms per call of two empty tasks against 0.1 ms for a thread pool's ``map``, while a 3x3 age's tasks
 do a few ms of work. Three runs of the whole 3x3 solve each way, one after the other (2026-12-03,
@@ -53,7 +53,7 @@ def chunk_bounds(n, chunk, workers=1, min_chunk=1):
 
     The pieces are of equal size (within one), and their count is a multiple of ``workers`` when
     pieces of at least ``min_chunk`` allow it: a layer of 1.5 chunks on 2 threads is two pieces of
-    0.75 chunk, not a chunk and then half of one (issue 20: summed over the ages of 3x3 2048, the
+    0.75 chunk, not a chunk and then half of one (summed over the ages of 3x3 2048, the
     afterstates of the backward's busiest thread are 1.01 times an even share, against 1.23 with
     pieces of ``chunk`` and a remainder).
 
@@ -190,7 +190,7 @@ def client_for(address, answer_seconds=ANSWER_SECONDS):
     Answers within ``answer_seconds`` whatever listens there. dask's own ``Client`` does not: after
     the TCP connection it waits for the scheduler's handshake with no time limit (a server that says
     nothing hangs it for good), and it reads a non-dask reply's first 8 bytes as a frame length (an
-    HTTP server's answer made it allocate 3 EiB; issue 16). So a refused connection is found first
+    HTTP server's answer made it allocate 3 EiB). So a refused connection is found first
     by a plain socket, and the ``Client`` is made on a daemon thread waited for at most the rest.
 
     Raises

@@ -1,4 +1,4 @@
-"""Progress lines of a stage, written in batches (issue 20).
+"""Progress lines of a stage, written in batches.
 
 A 2048 stage prints one line per age. Written one at a time, each line is a system call after which
 the printing thread must win the GIL back from the stage's helper threads: 1.8 ms of wall time per

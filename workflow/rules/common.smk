@@ -20,7 +20,7 @@ except ConfigError as err:
     sys.exit(f"strongsolve: config error: {err}")
 
 # The command that reruns this same configuration (its --configfile files, --config values and
-# --profile), for the repair hints of the jobs and solution.json's "rerun" (issue 16): a hint that
+# --profile), for the repair hints of the jobs and solution.json's "rerun": a hint that
 # said only `snakemake --cores all` rebuilt the default run instead of a preset's. A job's own
 # Snakemake (cluster executors) keeps the main process's value.
 from strongsolve.rerun import RERUN_VARIABLE, profile_argument, snakemake_command
@@ -38,7 +38,7 @@ def hold_run_lock(snakemake_dir=Path(".snakemake")):
     """Remove Snakemake's lock files if no other run of this workflow is alive in this directory.
 
     Snakemake's locks (.snakemake/locks) outlive a kill -9 or a power loss and then block every rerun
-    until `snakemake --unlock` (issue 5). Each main Snakemake process here holds an OS lock (flock) on
+    until `snakemake --unlock`. Each main Snakemake process here holds an OS lock (flock) on
     .snakemake/strongsolve.flock until it exits: the kernel drops it when the process dies, however it
     dies. If we get it, no other run is alive, so any leftover lock file is stale. If another run holds
     it, Snakemake's own locks stay and refuse overlapping runs as usual. Returns the open lock file
@@ -138,12 +138,12 @@ def logged(command):
 
 # Environment variables the jobs read, asserted by the Snakefile's `envvars:` and passed on to remote
 # jobs: PATH (above: the project's environment first) and STRONGSOLVE_RERUN (the repair command that
-# fault messages print, set by common.smk since issue 16; listed once it is set).
+# fault messages print, set by common.smk; listed once it is set).
 JOB_ENVVARS = [name for name in ("PATH", "STRONGSOLVE_RERUN") if name in os.environ]
 
 
 def exit_promptly():
-    """Let the Snakemake process exit as soon as the run ends (issue 20).
+    """Let the Snakemake process exit as soon as the run ends.
 
     - Cancel the timers Snakemake's scheduler leaves pending. With its default
       ``--max-jobs-per-timespan`` (100/1s) the job scheduler arms a 1 s ``threading.Timer`` after

@@ -1,4 +1,4 @@
-# 2048 strong solve (issue 2): forward pass by age, backward pass by decreasing age, report.
+# 2048 strong solve: forward pass by age, backward pass by decreasing age, report.
 # One job per block of consecutive ages; each job writes one zarr layer per age and, last, a block
 # manifest (the job's declared output). A killed job leaves complete layers (atomic renames) that
 # the rerun verifies and keeps, so only missing ages are computed again.
@@ -12,7 +12,7 @@ G2048_STAGE_ARGS = (f"--chunk {config['dask']['chunk']}" if config["dask"]["chun
     f" --scheduler-address {config['dask']['scheduler_address']}" if config["dask"]["scheduler_address"] else "")
 # With a memory_limit, glibc must give freed arrays back at once: its mmap threshold otherwise grows
 # to 32 MiB after the first large free, and the sort buffers below that stay in the heap (4x3 forward
-# to age 200 with 256 MiB, issue 4: peak RSS 702 MiB without this, 568 MiB with it; remeasured with
+# to age 200 with 256 MiB: peak RSS 702 MiB without this, 568 MiB with it; remeasured with
 # it on 2026-12-01: 618 MiB, see memory_limit in workflow/schemas/config.schema.yaml).
 G2048_ENV = "MALLOC_MMAP_THRESHOLD_=1048576 " if config["memory_limit"] else ""
 # The 2048 solve is the main job of a run: its jobs go before the other games' (Snakemake starts the
@@ -27,7 +27,7 @@ G2048_PLOTS = [f"{G2048_DIR}/plots/{name}" for name in plot_names(G2048_SOLVED)]
 # A run whose ages make one block (every 3x3 run: 1,021 ages, ages_per_job 1024) is solved by one
 # job, forward, backward, report and plots in one process (`strongsolve 2048 solve-block --report`):
 # no other start-up, and the afterstates stay in memory for the backward pass instead of being read
-# back (issue 20: 3x3 in 44 s wall against 12.5 s of kernels; the report and plots as jobs of their
+# back (3x3 in 44 s wall against 12.5 s of kernels; the report and plots as jobs of their
 # own took 1.5 s more, mostly imports and JIT loads). Larger runs keep a job per block and stage, so
 # a kill costs at most a block of one stage. Both ways write the same layers, manifests and report.
 G2048_ONE_JOB = G2048_SOLVED and len(G2048_BLOCKS) == 1
@@ -115,7 +115,7 @@ else:
             )
 
 
-# Optimal-play store (issue 18): not a default target; `snakemake --cores all g2048_policy_all`
+# Optimal-play store: not a default target; `snakemake --cores all g2048_policy_all`
 rule g2048_policy:
     input:
         policy_inputs,

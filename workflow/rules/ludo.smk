@@ -1,4 +1,4 @@
-# Ludo / aeroplane chess (issue 7): expected rolls of one piece on a board file, with the board's die
+# Ludo / aeroplane chess: expected rolls of one piece on a board file, with the board's die
 # and with each extra die of the config; two-player races with 1.. pieces each under optimal play,
 # matched against the simple policies. Needs the global RESULTS and config["ludo"]
 # (schemas/ludo.schema.yaml). The results directory is named after the board file:

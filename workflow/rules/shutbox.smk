@@ -1,4 +1,4 @@
-# Shut the Box (issue 7): the flip-one game (cards 1..n, flip x, y or x+y; minimise rolls) solved by
+# Shut the Box: the flip-one game (cards 1..n, flip x, y or x+y; minimise rolls) solved by
 # policy iteration and checked by value iteration and an exact sparse solve, with its policy table;
 # and the standard game (shut tiles summing to the roll) for both objectives, with and without the
 # one-die rule. Needs the global RESULTS and config["shutbox"] (schemas/shutbox.schema.yaml).

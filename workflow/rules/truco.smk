@@ -1,11 +1,11 @@
-# Truco Paulista (issue 9): abstraction sizes, and the 11 row of the subgame grid by discounted CFR.
+# Truco Paulista: abstraction sizes, and the 11 row of the subgame grid by discounted CFR.
 # One job per group of the 11 row: group 11 is the 11-11 hand, group x (0..10) the two hands of
 # eleven 11-x and x-11, which depend on each other through three tied tricks (the roles swap, no
 # points) and are iterated to a fixed point inside the job. Group x needs the groups x + 1 and x + 3
 # (the scores after a fold and after a lost hand of eleven), so the jobs form a chain 11, 10, ..., 0.
 # Each group is a directory of zarr subgames (s<a>-<b>_v<c>.zarr), renamed into place when complete.
 # Globals from the Snakefile: RESULTS (results directory), config["truco"].
-# The rest of the score grid (issue 21): `truco.scores: {min_score: m}` solves every score with
+# The rest of the score grid: `truco.scores: {min_score: m}` solves every score with
 # min(a, b) >= m, one job per tier of the pruned raise ladder (row11 for a small deck, t1: min score
 # 9-10, t2: 6-8, t3: 3-5, t4: 0-2), each needing the tier above; a job skips the groups whose
 # subgames are all stored (resumable per group, each subgame renamed into place) and writes

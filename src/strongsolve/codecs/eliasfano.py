@@ -36,7 +36,7 @@ values. The standard ``l`` assumes values spread over the universe; canonical 20
 clustered: on 4x3 the 2,054,430 afterstates of age 112 fill 14,450 of 2,507,011 buckets, and a
 backward look-up met about 850 values in its bucket, ten dependent probes of the low bits. The
 searches are branch-free (their comparisons are unpredictable). Measured on that layer with the
-sorted look-ups the backward pass then made (issue 8; one thread, the layer warm in the caches): 126 ns
+sorted look-ups the backward pass then made (one thread, the layer warm in the caches): 126 ns
 per look-up before, 58 ns with the fence and branch-free searches, against 45 ns for
 ``numpy.searchsorted`` on the decoded layer.
 
@@ -873,7 +873,7 @@ class EliasFano:
         """The stored form as one array: ``(words, attrs)``, ``words`` = ``low``, ``high``,
         ``select1``, ``select0`` concatenated (uint64, in :data:`ARRAY_NAMES` order; their lengths
         follow from the attributes by :func:`ef_layout`). One array per layer instead of four
-        quarters the per-array cost of a small zarr layer (issue 8)."""
+        quarters the per-array cost of a small zarr layer."""
         arrays, attrs = self.to_arrays()
         return np.concatenate([arrays[name] for name in ARRAY_NAMES]), attrs
 

@@ -15,7 +15,7 @@ def _add_run_args(p):
 
 def _add_stage_args(p):
     p.add_argument("--chunk", type=int, default=None,
-                   help="layer positions per dask task (default: the stage's own, issue 8)")
+                   help="layer positions per dask task (default: the stage's own)")
     p.add_argument("--scheduler-address", default=None,
                    help="dask.distributed scheduler to run the chunks on (default: local threads)")
     p.add_argument("--memory-limit", type=int, default=None,
@@ -70,7 +70,7 @@ def _solve_block(args):
                          f"{every[0]}-{every[-1]}; --ages {args.ages} leaves the report to "
                          "`strongsolve 2048 report` once every block is solved")
     solve_block(run, ages, memory_limit=args.memory_limit, **_stage_options(args))
-    if args.report:  # in this process: its imports and JIT are warm (issue 20)
+    if args.report:  # in this process: its imports and JIT are warm
         from ..games.g2048.stages.plots import write_plots
         from ..games.g2048.stages.report import run_report
         _print_report(run, run_report(run), None)

@@ -1,4 +1,4 @@
-"""``strongsolve inspect RESULTS_DIR [--age N]``: the layers of a 2048 run, age by age (issue 6)."""
+"""``strongsolve inspect RESULTS_DIR [--age N]``: the layers of a 2048 run, age by age."""
 
 import json
 import shlex

@@ -1,4 +1,4 @@
-"""``strongsolve lab``: the local web app over a results folder (issue 17, :mod:`strongsolve.lab`)."""
+"""``strongsolve lab``: the local web app over a results folder (:mod:`strongsolve.lab`)."""
 
 
 def register(subparsers):

@@ -1,4 +1,4 @@
-"""``strongsolve ludo``: exact expected rolls of one piece, optimal two-player races (issue 7)."""
+"""``strongsolve ludo``: exact expected rolls of one piece, optimal two-player races."""
 
 import math
 import os

@@ -1,4 +1,4 @@
-"""``strongsolve shutbox``: solve a Shut the Box variant exactly (issue 7).
+"""``strongsolve shutbox``: solve a Shut the Box variant exactly.
 
 JSON output (``--json``, ``--output``) is strict JSON: a number that is infinite (a goal the dice
 cannot reach, e.g. ``--faces 1``: the expected rolls are infinite) or NaN is written as ``null``;

@@ -1,4 +1,4 @@
-"""Exact rational values of a small game over the CSR expansion (issue 19).
+"""Exact rational values of a small game over the CSR expansion.
 
 The float solvers of :mod:`.iteration` give values to about 1e-13. Where the outcome probabilities
 and the rewards are rationals, the optimal values are rationals too, and this module finds them

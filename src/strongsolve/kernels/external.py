@@ -1,4 +1,4 @@
-"""External sort-unique of uint64 IDs in bounded memory (issue 4).
+"""External sort-unique of uint64 IDs in bounded memory.
 
 The forward pass produces a layer's IDs chunk by chunk. :class:`SortedRuns` keeps the chunks as
 they come (unsorted: sorting each chunk and then their union would sort every ID twice) until they
@@ -10,9 +10,9 @@ than its share, so a block never exceeds the block size. The runs are read with 
 not memory-mapped, since the pages of a mapping count in the process's resident memory until it is
 closed. The result is the same set in the same order whatever the chunking or the limit (determinism).
 A spill that meets a full disk raises :class:`strongsolve.store.errors.StoreWriteError` naming the
-file, "disk full" and the fixes (numpy's own short-write error named neither; issue 16).
+file, "disk full" and the fixes (numpy's own short-write error named neither).
 
-Memory (issue 4: the process, not only the runs, stays within ``memory_limit`` on top of the layer
+Memory (the process, not only the runs, stays within ``memory_limit`` on top of the layer
 window): sorting a run costs about three times its size at the moment of the sort
 (:func:`strongsolve.kernels.sort.sort_unique_runs`: the chunks until they are scattered, the
 scattered copy, the sorted buckets, the result; up to five times when one bucket holds nearly

@@ -3,7 +3,7 @@
 The backward pass of a layered game looks up, for every candidate move of every chance outcome, the
 value of its successor in the next layers. A sorted layer answers that by a search per key, or by
 sorting the keys first and merging; an open-addressing hash table answers it with one random access
-(issue 8: on 4x3 2048 at age 110, 21 ns per candidate against about 39 for numbering, sorting and
+(on 4x3 2048 at age 110, 21 ns per candidate against about 39 for numbering, sorting and
 merging a chunk's candidates).
 
 Layout (defined here only): ``index`` is uint64[S, 2], S = N + N // 2 + 1 slots for N keys (at most
@@ -13,7 +13,7 @@ multiply to range [0, S)); collisions go to the next slots, wrapping (linear pro
 value share a cache line, so a probe costs one memory access. Memory: 24 bytes per key.
 
 A batch of look-ups is faster still when each probe's cache line is requested some keys ahead
-(:func:`lookup_into`): the memory accesses of a table larger than the caches then overlap (issue 8:
+(:func:`lookup_into`): the memory accesses of a table larger than the caches then overlap (
 21.5 against 13.1 ns per key, 4x3 age 110). The home slot needs S < 2^32 (2.8e9 keys; the largest
 4x3 layer holds about 1.9e8).
 """
@@ -28,7 +28,7 @@ from ..parallel import chunk_bounds, default_workers, map_chunks
 from .options import njit
 
 PARALLEL_BUILD_MIN = 1 << 18  # keys: below this one thread builds the index (a few ms)
-PREFETCH_DISTANCE = 32  # keys: 8, 16, 32 ahead gave 17.1, 14.5, 13.1 ns per key (issue 8)
+PREFETCH_DISTANCE = 32  # keys: 8, 16, 32 ahead gave 17.1, 14.5, 13.1 ns per key
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio
 _U32 = np.uint64(32)
@@ -141,7 +141,7 @@ def hash_index(keys, values):
 
     With two threads or more (``parallel.default_workers()``) and at least ``PARALLEL_BUILD_MIN``
     keys, each thread fills the slots of its own range of home slots and the few keys whose probe
-    runs past their range's end are inserted afterwards (issue 20: one thread built the backward's
+    runs past their range's end are inserted afterwards (one thread built the backward's
     indexes, half of its main thread's busy time at 4x3 ages 572-574). A key may land in another
     slot than in a one-thread build; every look-up gives the same value.
 

@@ -1,7 +1,7 @@
 """numba options, in one place.
 
 ``fastmath`` stays off: it lets LLVM reorder floating-point sums, which breaks the bit-for-bit
-reproducibility of values across machines, core counts and chunk sizes (issue 4, "Determinism").
+reproducibility of values across machines, core counts and chunk sizes ("Determinism").
 ``cache=True`` keeps compiled kernels on disk so Snakemake jobs (one process each) pay the JIT once.
 
 numba names a function's cache files after its module, qualified name and first line, and keys the

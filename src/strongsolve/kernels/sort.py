@@ -1,6 +1,6 @@
 """Sort-unique of uint64 ID runs (the layers of the forward pass).
 
-An LSD radix sort with 8-bit digits (issue 8: "radix sort for uint64 runs"): one pass builds the
+An LSD radix sort with 8-bit digits ("radix sort for uint64 runs"): one pass builds the
 histograms of every digit, then one stable scatter pass per digit that is not constant across the
 run (board IDs use 4 bits per cell, so a 3x3 board's IDs never touch the top 28 bits and those
 passes are skipped). 256 buckets keep the histograms and the scatter's write streams in L1. Measured
@@ -9,13 +9,13 @@ on this project's first machine: 18-22 ns per ID on runs of 6e4 to 1e6 IDs, 50 o
 
 Where numpy sorts with SIMD (numpy 2's x86-simd-sort quicksort on an AVX-512 host), ``numpy.sort``
 wins instead: 5.4, 7.0 and 9.8 ns per 36-bit ID on runs of 6e4, 1e6 and 4e6 IDs against 13.9, 18.5
-and 30.2 for the radix sort (2026-12-03, issue 20). Which of the two runs is measured once per
+and 30.2 for the radix sort (2026-12-03). Which of the two runs is measured once per
 process (:func:`numpy_sort_is_faster`); both give the same result.
 
 :func:`sort_unique_runs` scatters a list of runs by their top varying bits into 256 buckets of
 disjoint value ranges and sorts the buckets, every step on the stage's threads
 (``parallel.map_chunks``): the union of a forward layer's chunks was one serial radix sort, the
-largest serial part of the forward stage (issue 20: 2 threads gave 1.39x).
+largest serial part of the forward stage (2 threads gave 1.39x).
 """
 
 import threading
@@ -268,11 +268,11 @@ def sort_unique_runs(runs):
     runs' IDs per bucket, then writes them at positions no other task writes. Each bucket is then
     sorted and freed of repeats on its own, and the buckets are copied side by side into the result,
     all on ``parallel.default_workers()`` threads (``STRONGSOLVE_THREADS`` or the usable CPUs).
-    Issue 20: the forward stage concatenated a layer's chunks, scattered them and concatenated the
+    Before this kernel, the forward stage concatenated a layer's chunks, scattered them and concatenated the
     sorted buckets on one thread, 11 of its 21 s per 4x3 age near 572 on 2 threads (two copies of
     1e8 IDs into memory first touched by them). One thread takes the same path: concatenating the
     chunks and sorting them in one piece took 71.5-74.3 s and 5.3 GiB for the 4x3 forward of ages
-    572-574 against 59.9-65.5 s and 3.7 GiB (issue 20, session 18). Fewer than
+    572-574 against 59.9-65.5 s and 3.7 GiB. Fewer than
     ``PARALLEL_SORT_MIN`` IDs are concatenated and sorted as :func:`sort_unique` does.
 
     Memory: the runs, then (the list is emptied once they are scattered) the scattered copy and the
@@ -362,7 +362,7 @@ def _merge_two(a, b):
 def merge_unique(runs):
     """Sorted unique union of sorted unique runs, merged in pairs (log2(len(runs)) passes).
 
-    The k-way merge of :class:`strongsolve.kernels.external.SortedRuns` (issue 8): on this
+    The k-way merge of :class:`strongsolve.kernels.external.SortedRuns`: on this
     project's machine 5-10 ns per ID for 4 to 32 runs of 6e4 to 5e5 IDs, against 22-35 ns for
     sorting their concatenation again.
 
@@ -402,7 +402,7 @@ def distinct(ids):
     An open-addressing hash set (linear probing, at most half full) sized to the input. On 4x3 the
     moves of a forward chunk of 65536 states give 3.57 IDs per state of which 1.53 are distinct
     (1.93 in a chunk of 16384); dropping the repeats this way (about 6 ns per ID, the table in
-    L2 or L3) is cheaper than sorting them (issue 8).
+    L2 or L3) is cheaper than sorting them.
 
     Returns
     -------

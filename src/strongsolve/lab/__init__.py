@@ -1,4 +1,4 @@
-"""The lab (issue 17): a local web app over whatever is solved in a results folder.
+"""The lab: a local web app over whatever is solved in a results folder.
 
 Modules
 -------

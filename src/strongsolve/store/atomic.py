@@ -5,7 +5,7 @@ A write that fails (disk full, read-only or missing directory) raises :class:`St
 
 Temporaries that a killed writer left are removed only by a process that holds the writer lock of
 their directory (:mod:`strongsolve.store.lock`): without it, a temporary may be another live
-writer's, and removing it would break that writer's rename (issue 16).
+writer's, and removing it would break that writer's rename.
 """
 
 import ctypes
@@ -36,7 +36,7 @@ def sync_file_system(path):
     One call for many small layers written without their own fsyncs (``write_layer(...,
     durable=False)``): a stage calls it before its block manifest, so every layer the manifest lists
     survives a power loss, at the cost of one flush per block instead of three or four fsyncs per
-    layer (issue 20). Linux's ``syncfs(2)`` flushes only that file system; elsewhere ``sync(2)``
+    layer. Linux's ``syncfs(2)`` flushes only that file system; elsewhere ``sync(2)``
     flushes all of them.
 
     Raises

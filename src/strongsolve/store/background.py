@@ -1,4 +1,4 @@
-"""Overlap a stage's file writes and reads with its computation (issues 8 and 20).
+"""Overlap a stage's file writes and reads with its computation.
 
 A layer write (zarr, checksums, fsync) or read costs 15-30 ms of mostly waiting, once per age; a
 3x3 solve has 2 x 1021 small layers, so done in line they were a third of its wall time while the
@@ -8,7 +8,7 @@ atomic (store.layers); the stage waits for all of them (and re-raises their erro
 its block manifest, so a manifest never lists a layer that is not on disk.
 
 A small layer's write was mostly its fsyncs (about 4 ms each, three or four per layer), and four
-helper threads overlapped them (issue 20). Small layers are now written without fsyncs and flushed
+helper threads overlapped them. Small layers are now written without fsyncs and flushed
 once per block (:func:`submit_layer_write`), so a write is a few file calls; one helper thread does
 them, and :meth:`Background.submit_small` lets a stage keep up to ``small_depth`` small writes
 pending besides its ``depth`` large ones, so memory stays bounded by ``depth`` large layers plus
@@ -98,15 +98,15 @@ def submit_layer_write(io, path, encode, nbytes, **write_options):
     ``encode()`` returns the layer's ``(arrays, attrs)``. For a small layer (``nbytes``, a bound of
     its arrays' bytes, at most :data:`.layers.SMALL_LAYER_BYTES`) it runs on the helper thread: a
     stage's coding and checksums (numba and hashlib, without the GIL) then overlap its next age
-    instead of delaying it (issue 20: 1.4 of the 3x3 forward's 12.8 s on its one busy thread). A
+    instead of delaying it (1.4 of the 3x3 forward's 12.8 s on its one busy thread). A
     large layer is coded at once on the calling thread (its coders use numba's threads, and its
     coding buffers must not add to the next age's peak memory).
 
     A small layer is written without its own fsyncs, as one of several pending small writes; a
     large one is flushed to disk file by file. The stage calls
     :func:`.atomic.sync_file_system` after the last write and before its block manifest (one flush
-    per block instead of three or four fsyncs per small layer: most of a 3x3 solve's file time,
-    issue 20). Returns the write's future; its errors (the coder's too) are re-raised by the stage's
+    per block instead of three or four fsyncs per small layer: most of a 3x3 solve's file time).
+    Returns the write's future; its errors (the coder's too) are re-raised by the stage's
     next wait.
     """
     if nbytes > SMALL_LAYER_BYTES:

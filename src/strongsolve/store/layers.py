@@ -2,7 +2,7 @@
 
 A layer is a zarr group holding one or more 1-d arrays and JSON attributes. It is written to a
 temporary directory beside its final path and renamed when complete, so a killed run never leaves a
-layer that looks complete (issue 5). The attributes carry, per array, its length, dtype and a BLAKE2b
+layer that looks complete. The attributes carry, per array, its length, dtype and a BLAKE2b
 checksum of its bytes, plus ``complete: true`` and whatever the stage adds (age, counts, the board
 shape...), and a checksum of all of these attributes (``attrs_checksum``), so a flipped byte in
 ``zarr.json`` is caught too. Every chunk also carries a CRC32C (zarr's ``crc32c`` codec), so a
@@ -11,10 +11,10 @@ flipped byte is caught even by a reader that does not verify the whole array.
 A layer is read, and a large one written, in one pass of zarr's asynchronous API (its arrays side
 by side), run by ``zarr.core.sync.sync`` as zarr's own synchronous API does: each synchronous zarr
 call is a round trip to zarr's event-loop thread, and a layer made of separate calls cost about ten
-of them (15-30 ms per layer, most of the file-handling time of a 3x3 solve; issue 8). A small layer
+of them (15-30 ms per layer, most of the file-handling time of a 3x3 solve). A small layer
 (at most :data:`SMALL_LAYER_BYTES` of arrays: one chunk per array) is encoded in memory into the
 files zarr would write, byte for byte, without zarr's event loop, and written with plain file
-calls (:func:`_encode_small`; issue 20: 0.3 ms of CPU per 3x3 layer, against 1.4 ms through a zarr
+calls (:func:`_encode_small`: 0.3 ms of CPU per 3x3 layer, against 1.4 ms through a zarr
 ``MemoryStore`` and 6.8 ms through zarr's ``LocalStore``). A stage writes its small layers without
 their own fsyncs (``durable=False``) and flushes the file system once before its block manifest
 (:func:`.atomic.sync_file_system`): three or four fsyncs per layer were most of what was left.
@@ -109,10 +109,10 @@ def write_layer(path, arrays, attrs, zstd_level=1, durable=True, chunk=CHUNK):
         JSON-able attributes stored with the layer.
     zstd_level : int
         Compression level of the arrays' zstd codec (recorded in ``zarr.json``, so a reader needs
-        no setting): 1, the fastest, by default; value layers use 3 (issue 18).
+        no setting): 1, the fastest, by default; value layers use 3.
     durable : bool
         True: every file and the rename are flushed to disk (fsync) before this returns. False
-        (issue 20): the layer is still written under a temporary name and renamed when complete, so
+       : the layer is still written under a temporary name and renamed when complete, so
         a killed process leaves it whole or absent, but nothing is flushed: the caller must call
         :func:`.atomic.sync_file_system` before it records the layer anywhere (a stage, before its
         block manifest). A power loss before that flush can leave the layer damaged, which its
@@ -217,7 +217,7 @@ def _encode_small(arrays, attrs, zstd_level):
     """The files of a small layer (store key -> bytes), byte for byte those zarr writes through
     :func:`_write_group` (tested), made without zarr's event loop: each zarr write hops to zarr's
     loop thread and its zstd encoding to a worker thread, which cost about 2.8 ms of CPU per 3x3
-    layer against 0.6 ms here (issue 20). One chunk per array (a small layer's arrays are below
+    layer against 0.6 ms here. One chunk per array (a small layer's arrays are below
     :data:`CHUNK`): zstd at ``zstd_level``, then its CRC32C, little-endian; an empty array, or one
     whose bytes are all zero (the fill value 0, not -0.0: zarr compares bit patterns), has no chunk
     file (zarr's ``write_empty_chunks`` False)."""
@@ -241,7 +241,7 @@ def _write_files(root, files, durable):
     """Write the files of a layer encoded in memory (store key -> bytes) under the new directory
     ``root``; with ``durable``, each flushed to disk before the caller's rename makes the layer
     visible. Plain system calls, each directory made once: Python's ``open`` and ``mkdir(parents=
-    True)`` added about twenty ``stat``, ``ioctl`` and failing ``mkdir`` calls per layer (issue 20)."""
+    True)`` added about twenty ``stat``, ``ioctl`` and failing ``mkdir`` calls per layer."""
     root = str(root)
     os.mkdir(root)
     for directory in sorted({os.path.dirname(key) for key in files} - {""}, key=len):
@@ -282,7 +282,7 @@ def read_attrs(path, hint=None):
     The group's ``zarr.json`` is read as plain JSON (the zarr v3 group document zarr reads: its
     ``zarr_format``, ``node_type`` and ``attributes`` checked), not through zarr's event loop:
     0.03 against 0.47 ms of CPU per 3x3 layer (2026-12-02), for the report and plots, which read
-    the attributes of every layer of a run (3,063 for 3x3; issue 20).
+    the attributes of every layer of a run (3,063 for 3x3).
     """
     path = Path(path)
     if not path.is_dir():
@@ -369,7 +369,7 @@ def _verified_attrs(path, attrs, hint=None):
 
 def layer_bytes(path):
     """Bytes of the files of a layer directory, its tree walked with ``os.scandir`` (0.021 ms per
-    3x3 layer against 0.072 ms with ``Path.rglob``; issue 20).
+    3x3 layer against 0.072 ms with ``Path.rglob``).
 
     Raises
     ------
@@ -395,7 +395,7 @@ def remove_stale_temporaries(paths):
     ------
     RuntimeError
         If this process does not hold the writer lock (:func:`strongsolve.store.lock.writer_lock`)
-        of a directory above a layer: a temporary may then be a live writer's (issue 16).
+        of a directory above a layer: a temporary may then be a live writer's.
     """
     for p in map(Path, paths):
         if not holds_writer_lock(p):

@@ -4,7 +4,7 @@ A ``kill -9`` of the Snakemake main process alone leaves its running job alive (
 immediate rerun then starts the same job again. Without a lock the two wrote the same ages: the
 rerun's job removed the "stale" temporaries the orphan was still filling, and the orphan renamed its
 gutted directory into place (a layer that looked complete without its arrays), or the rerun failed
-with "already exists" (issue 16). So every stage that writes a run directory holds
+with "already exists". So every stage that writes a run directory holds
 :func:`writer_lock` on it: a later writer waits, saying on stderr which process it waits for, until
 that one finishes or dies (the kernel drops a dead process's ``flock``, however it dies), and only
 the lock holder removes temporaries (:func:`holds_writer_lock`).

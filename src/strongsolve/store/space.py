@@ -1,7 +1,7 @@
 """A full disk, named as such: the reason text of a failed write, and room kept to report it.
 
 numpy's ``tofile`` turns a short write into "8192 requested and 512 written" (no errno, no file),
-and a job whose log lies on the full disk could not even write why it stopped (issue 16). Writers
+and a job whose log lies on the full disk could not even write why it stopped. Writers
 here report ``ENOSPC`` as "disk full" with the free bytes left, and every command sets a little disk
 space aside beside its log up front (:func:`reserve_log_space`) and frees it right before it prints
 its last error, so that the error can still be written.

@@ -41,7 +41,7 @@ def open_run(results_dir):
     The parameters (rows, cols, p2, target tile) come from ``solution.json`` when the run is solved
     (verified against its checksum), else from the attributes of its age-4 afterstate layer (a
     forward-only run), else from those of its age-4 policy layer (a directory holding only the
-    optimal-play store, issue 18).
+    optimal-play store).
 
     Raises
     ------
@@ -354,7 +354,7 @@ class Solution:
         board_id : int
             A state; any orientation.
         policy : policy.PolicyStore, optional
-            Take the move from this optimal-play store (issue 18) instead of the value layers. When
+            Take the move from this optimal-play store instead of the value layers. When
             the run's afterstate layers exist, the state must still be reachable in them (as
             :meth:`moves` checks); without them (a directory holding only the store) nothing can
             tell, and a state outside the reachable set gets an arbitrary legal move, as from any
@@ -407,7 +407,7 @@ class Solution:
 
     def _value_stats(self, n, count):
         """``value_min, value_mean, value_max`` of the value layer of age ``n`` (``count``
-        afterstates): from its verified attributes (written since issue 20, when they belong to
+        afterstates): from its verified attributes (written by the backward stage, when they belong to
         this run and layer), else from its values."""
         attrs = self.run.layer_attrs("values", n)
         keys = ("value_min", "value_mean", "value_max")

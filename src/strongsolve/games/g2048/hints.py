@@ -129,7 +129,7 @@ POLICY_TARGET = "g2048_policy_all"
 
 
 def policy_command(run_dir, *forcerun):
-    """The command that builds the optimal-play store ``<run_dir>/policy/`` of a 2048 run (issue 18)
+    """The command that builds the optimal-play store ``<run_dir>/policy/`` of a 2048 run
     from its solved layers.
 
     Parameters

@@ -1,4 +1,4 @@
-"""Monte Carlo play with the solved policy (issue 6).
+"""Monte Carlo play with the solved policy.
 
 Games start from the random start (two spawns on the empty board) and follow the optimal policy of
 a solved run: in every state, the first best move in direction order, as the backward pass chose it
@@ -153,7 +153,7 @@ def play(solution, games, seed, progress=False, policy=None):
     progress : bool
         Show a tqdm bar of finished games (on a terminal only).
     policy : policy.PolicyStore, optional
-        Take each move, and the exact expected score, from this optimal-play store (issue 18)
+        Take each move, and the exact expected score, from this optimal-play store
         instead of the value layers: ``solution`` then needs no layer (a directory holding only
         ``policy/``).
 

@@ -13,7 +13,7 @@ distribution, ``p`` exact, and ``_reach<tile>`` for the reach-a-tile objective; 
     logs/, plots/
 
 A run has a layer for every even age from 4 to :attr:`Run.last_age` (:func:`shape.last_age`; for
-reach-a-tile bounded by the target, issue 16), so the Snakemake job list is known before the solve.
+reach-a-tile bounded by the target), so the Snakemake job list is known before the solve.
 Ages past the last state have empty layers, which the forward pass writes without computing once
 two consecutive afterstate layers are empty (:mod:`forward`).
 """
@@ -39,7 +39,7 @@ DEFAULT_P2 = 0.9
 
 def encode_afterstates(ids, rows, cols, age):
     """Stored code of a sorted unique afterstate layer of ``age``: Elias-Fano over its compact IDs
-    (format 2 of :mod:`.afterstate_code`; issue 18).
+    (format 2 of :mod:`.afterstate_code`).
 
     Parameters
     ----------
@@ -100,7 +100,7 @@ def check_run_directory(run):
     """Refuse a run directory that holds another run's results, before anything is written or removed.
 
     Snakemake removes a job's existing outputs before it runs the job (a rerun because the
-    parameters changed, issue 16), so this is checked when the workflow starts, not in the job. The
+    parameters changed), so this is checked when the workflow starts, not in the job. The
     block manifests and the first layer of each stage are compared with ``run.params()``; files
     that cannot be read are left to the jobs' own checks (a damaged layer is rebuilt, not foreign).
 
@@ -154,8 +154,8 @@ class Run:
     p2 : float
         Probability that a spawn is a 2 (else a 4); 0.9 in the original game.
     target_tile : int
-        0 for the score objective; for reach-a-tile (issue 6) a power of two that no start state
-        holds and the board can make (:func:`targets.check_target`, issue 16).
+        0 for the score objective; for reach-a-tile a power of two that no start state
+        holds and the board can make (:func:`targets.check_target`).
 
     Raises
     ------

@@ -1,6 +1,6 @@
 """Ludo / aeroplane chess on one shared track: board files, rules, encodings and CSR expansions.
 
-Board (YAML, issue 7): ``length`` N (start cell 0, goal cell N); ``jumps`` {cell: target} (forward
+Board (YAML): ``length`` N (start cell 0, goal cell N); ``jumps`` {cell: target} (forward
 shortcuts and backward traps); ``chain_jumps`` (a jump landing on another jump source is followed
 too); ``overshoot``: ``stay`` (a roll past N leaves the piece where it is), ``bounce`` (it walks
 back from N by the excess) or ``finish`` (it reaches N; HDU 4405); ``die``: the number of faces of a

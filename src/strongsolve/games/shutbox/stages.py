@@ -156,7 +156,7 @@ def float_command(cards, faces, rule, objective, one_die=False):
 
 def solve_exact(cards, faces, rule="flip-one", objective="min-rolls", one_die=False,
                 method="policy-iteration", tol=1e-13):
-    """Solve a small Shut the Box variant exactly, in rationals (issue 19).
+    """Solve a small Shut the Box variant exactly, in rationals.
 
     The dice probabilities are multiples of 1/f^2 and the rewards whole numbers, so the optimal
     values are rationals; :func:`strongsolve.kernels.exact.exact_policy_iteration` finds them with

@@ -1,5 +1,5 @@
 """How much the coordinates of a subgame matter: the share of real play where the equilibria of two
-solved subgames differ, and where in the hand (issue 21, item 8).
+solved subgames differ, and where in the hand.
 
 Real play is the equilibrium's own. An information set weighs its reach probability under the
 subgame's stored average strategy: chance (the deal) times both players' actions, summed over the

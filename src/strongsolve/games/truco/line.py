@@ -1,5 +1,5 @@
 """A line of play typed by a user (``"7c Kd truco accept"``), checked against the rules and mapped
-to the information set of the player to act in a solved subgame (issue 21, item 7).
+to the information set of the player to act in a solved subgame.
 
 Tokens: a card (``7c``) is played by the player whose turn it is; ``truco`` (or ``raise``) raises
 to the next ladder value (a raise answering a raise is a counter-raise); ``accept`` accepts the

@@ -1,4 +1,4 @@
-"""The stored code of a 2048 afterstate layer: Elias-Fano over compact IDs (issue 18, item 1).
+"""The stored code of a 2048 afterstate layer: Elias-Fano over compact IDs.
 
 An afterstate layer of age ``n`` is a strictly increasing array of canonical board IDs (4 bits per
 cell). It is stored as the Elias-Fano code (:mod:`strongsolve.codecs.eliasfano`) of the **compact
@@ -10,8 +10,8 @@ are sorted and unique, and coded as they come, with no re-sort; the universe is 
 
 Afterstate format versions (attribute ``afterstate_format`` of the layer; absent means 1):
 
-- **1** (issue 3): the Elias-Fano code of the raw board IDs, universe the largest ID + 1.
-- **2** (issue 18): the Elias-Fano code of the compact IDs, with attribute ``id_code`` =
+- **1**: the Elias-Fano code of the raw board IDs, universe the largest ID + 1.
+- **2**: the Elias-Fano code of the compact IDs, with attribute ``id_code`` =
   ``{"base_adjust": true, "omit_cell": true, "base": m + 1, "digits": cells - 1}``, checked on load
   against the layer's ``rows``, ``cols`` and ``age``.
 

@@ -6,7 +6,7 @@ Bellman backup (:mod:`strongsolve.kernels.bellman`) consumes. Every kernel is de
 are written to slots fixed by prefix sums. Kernels are serial and release the GIL: the stage drivers
 run them on chunks of a layer in parallel through :mod:`strongsolve.parallel` (dask).
 
-Objectives (issue 6): ``target_exp == 0`` is the score objective (reward = merge points). With
+Objectives: ``target_exp == 0`` is the score objective (reward = merge points). With
 ``target_exp = k > 0`` (reach-a-tile, as in twenty48) a move that makes a tile of 2^k or more ends the
 position with reward 1 and no afterstate; every other move has reward 0, so values are probabilities.
 """
@@ -214,7 +214,7 @@ def _move_keys(s, rows, cols, sym, target_exp, after, rewards, keys):
     """:func:`_state_keys` given the four moves of ``s`` (``after``, ``rewards`` as written by
     :func:`board.moves`; ``rewards`` is overwritten).
 
-    Branch-free (issue 8): every direction is written to the next free place, which only a legal
+    Branch-free: every direction is written to the next free place, which only a legal
     move takes (whether a move is legal is unpredictable). The callers canonicalise the keys of a
     whole chunk at once (:func:`board.canonicalize`)."""
     m = 0
@@ -242,7 +242,7 @@ def _resolve(layer, keys, reach, out, successors):
     absent). Returns the number of distinct keys.
 
     The distinct keys (hash set) are sorted (radix) and looked up in one forward pass over the
-    layer, which may be Elias-Fano coded (a query reads the layer from disk; issue 8)."""
+    layer, which may be Elias-Fano coded (a query reads the layer from disk)."""
     values, index = distinct_index(keys)
     order = radix_argsort(values)
     u = values.shape[0]
@@ -267,7 +267,7 @@ def expand_afterstates(afterstates, p2, spawn_prob, rows, cols, line_result, lin
     Node k is ``afterstates[k]``; its outcomes are the spawns (for each empty cell, a 2 with
     probability ``spawn_prob[empty, 0]`` (``p2 / empty``) then a 4 with ``spawn_prob[empty, 1]``
     (``(1 - p2) / empty``), rounded so that they sum to at most 1, ``spawn_prob`` being
-    :func:`spawn.spawn_probabilities` (float64[cells + 1, 2]; issue 16); a spawn of probability 0
+    :func:`spawn.spawn_probabilities` (float64[cells + 1, 2]); a spawn of probability 0
     is left out: with ``p2`` 0 or 1 its states were never enumerated); an outcome's candidates
     are the legal moves of the spawned state, each with its reward (points) and its canonical
     afterstate, whose value is looked up in ``index2`` (a 2 was spawned: age + 2) or ``index4``
@@ -275,7 +275,7 @@ def expand_afterstates(afterstates, p2, spawn_prob, rows, cols, line_result, lin
 
     The moves of the whole chunk are made first and their successors looked up after, in one tight
     loop: looking each up as soon as it is made leaves one memory access in flight at a time
-    instead of several (issue 8: 1250 against 680 ns per 4x3 afterstate at age 110).
+    instead of several (1250 against 680 ns per 4x3 afterstate at age 110).
 
     Returns
     -------

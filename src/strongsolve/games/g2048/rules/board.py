@@ -15,7 +15,7 @@ Conventions (the reference design (DESIGN.md); Kaneko & Yamashita 2025, "Strongl
 
 Moves go through precomputed line tables (one entry per possible line, 16^len entries); columns
 are turned into rows by byte tables (the board in column-major order), so all four moves of a board
-cost a few dozen table look-ups (issue 8: 2.2x faster than sliding each column cell by cell); the
+cost a few dozen table look-ups (2.2x faster than sliding each column cell by cell); the
 mirrors, and for square boards the transpose, are masks and shifts.
 :class:`Tables` holds them; :func:`tables` builds and caches them per board shape.
 
@@ -23,7 +23,7 @@ The kernels loop over :data:`MAX_LINES` lines and all 8 bytes of an ID whatever 
 (lines and bytes a board lacks read as empty and change nothing), so LLVM unrolls the loops, and
 :func:`moves`, :func:`canonical_id` and the backward pass's move helpers are inlined into their
 callers (numba ``inline='always'``). Loops over the board's own sizes, known only at run time, and
-calls made the forward pass's moves and canonicalisations 2.7x slower (issue 8: 113 -> 42 ns per
+calls made the forward pass's moves and canonicalisations 2.7x slower (113 -> 42 ns per
 4x3 state).
 """
 
@@ -40,14 +40,14 @@ DIRECTIONS = ("left", "right", "up", "down")
 """Move names by index: left = toward column 0, up = toward row 0."""
 
 MAX_EXPONENT = 15
-"""4 bits per cell: the largest tile is 2^15 = 32768 (issue 2)."""
+"""4 bits per cell: the largest tile is 2^15 = 32768."""
 
 MAX_LINES = 4
-"""Rows and columns of the largest board (issue 2): the kernels' loops run this many times."""
+"""Rows and columns of the largest board: the kernels' loops run this many times."""
 
 
 class TileOverflowError(ValueError):
-    """A merge would make a tile above 2^15, which does not fit in 4 bits (issue 2)."""
+    """A merge would make a tile above 2^15, which does not fit in 4 bits."""
 
 
 @dataclass(frozen=True)
@@ -287,7 +287,7 @@ def moves_after_spawn(a, cm, moved, line_rewards, cell, exponent, rows, cols, li
                       line_reward, out, rewards):
     """:func:`moves` of ``a`` with tile 2^exponent spawned on the empty ``cell``, from the moves of
     ``a`` (:func:`base_moves`: ``cm``, ``moved``, ``line_rewards``): a spawn changes one row and one
-    column, so only those two lines are moved again (issue 8: the backward pass moves every spawn
+    column, so only those two lines are moved again (the backward pass moves every spawn
     of every afterstate). Writes ``out`` and ``rewards`` exactly as :func:`moves` would."""
     r = cell // cols
     c = cell - r * cols
@@ -401,7 +401,7 @@ def canonical_id(b, rows, cols, sym):
 def canonicalize(boards, rows, cols, sym):
     """Replace each board ID of ``boards`` (uint64[N]) by its :func:`canonical_id`, in place.
 
-    The masks are read once, so LLVM vectorises the loop (issue 8: 0.9 against 6.9 ns per 4x3
+    The masks are read once, so LLVM vectorises the loop (0.9 against 6.9 ns per 4x3
     board; the kernels therefore collect the boards of a chunk and canonicalise them here rather
     than one by one)."""
     mirrors = sym[0]
@@ -432,7 +432,7 @@ _BYTE_ONES = np.uint64(0x0101010101010101)
 @njit
 def empty_cells(b, cells):
     """The empty cells of board ``b`` as a uint64 with bit 4i set for each empty cell i < ``cells``
-    (branch-free, issue 8: the forward pass spawns into them)."""
+    (branch-free: the forward pass spawns into them)."""
     occupied = (b | (b >> np.uint64(1)) | (b >> np.uint64(2)) | (b >> np.uint64(3))) & _NIBBLE_ONES
     return ~occupied & (_NIBBLE_ONES >> np.uint64(4 * (16 - cells)))
 

@@ -1,7 +1,7 @@
 """2048 boards as text: the one-line form the CLI reads (``"2 4 . / . 8 . / . . 2"``) and grids.
 
 Rows are separated by ``/``, tiles by spaces; a tile is a number (its value, a power of two >= 2)
-and an empty cell is ``.`` or ``0`` (issue 6).
+and an empty cell is ``.`` or ``0``.
 """
 
 from .board import MAX_EXPONENT, decode, encode

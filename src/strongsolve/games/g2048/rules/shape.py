@@ -2,7 +2,7 @@
 
 The workflow's Snakefile builds a run's job list from these (:class:`.run.Run`) when it is parsed,
 on every ``snakemake`` command: kept apart from :mod:`.board`, whose kernels load numba, so that the
-parse does not (issue 20: the Snakefile's imports took 0.4 s of every command). :mod:`.board`
+parse does not (the Snakefile's imports took 0.4 s of every command). :mod:`.board`
 uses :func:`check_shape`.
 """
 
@@ -17,7 +17,7 @@ def check_shape(rows, cols):
     Raises
     ------
     ValueError
-        If ``rows`` or ``cols`` is not an integer in 1..4 (issue 2), or the board has a single cell
+        If ``rows`` or ``cols`` is not an integer in 1..4, or the board has a single cell
         (the random start places two tiles).
     """
     for name, v in (("rows", rows), ("cols", cols)):
@@ -32,7 +32,7 @@ def last_age(rows, cols, target_tile=0, p2=0.9):
 
     Score objective: 2^(r*c+2) - 4, every tile from 4 to 2^(r*c+1) once (DESIGN.md).
 
-    Reach-a-tile (target ``t``, issue 16): a move that makes ``t`` ends the position, so an
+    Reach-a-tile (target ``t``): a move that makes ``t`` ends the position, so an
     afterstate holds tiles of at most ``t/2``, and at least one empty cell (a legal move either
     merges, which frees a cell, or slides a tile into an empty one); its age is at most
     ``(r*c - 1) * t/2``. A state is an afterstate plus one spawn (at most 4, or 2 when ``p2 == 1``;

@@ -1,5 +1,5 @@
 """Spawn probabilities as floats whose sums never exceed 1, so probabilities computed with them
-never exceed 1 either (issue 16). Pure Python (no numba).
+never exceed 1 either. Pure Python (no numba).
 
 A value is an expectation, ``sum_o p_o * v_o``, over the spawns into an afterstate (or over the
 random start). Rounded one by one (``p2 / k`` on each of ``k`` empty cells), the probabilities of

@@ -1,4 +1,4 @@
-"""Which tiles a reach-a-tile run can target on a board (issue 16): pure Python, no numba, so the
+"""Which tiles a reach-a-tile run can target on a board: pure Python, no numba, so the
 workflow's config validation can refuse a bad target before the kernels load.
 
 A target is meaningful when no start state holds it and the board can make it:

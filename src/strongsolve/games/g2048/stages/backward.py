@@ -1,4 +1,4 @@
-"""Backward pass by decreasing age: the value of every afterstate (issue 2, item 4).
+"""Backward pass by decreasing age: the value of every afterstate.
 
 The value of an afterstate of age n is the expectation over spawns of the value of the resulting
 state (age n + 2 or n + 4); a state's value is the best, over legal moves, of the reward plus the
@@ -33,13 +33,13 @@ from ..rules.spawn import spawn_probabilities
 
 # afterstates per parallel task: big enough that a task's set-up is negligible, small enough that
 # its expansion (48 bytes per candidate, 14 candidates per 4x3 afterstate: 12 MB) stays in the L3
-# cache (issue 8: chunks of 4096 to 32768 ran within the noise of each other)
+# cache (chunks of 4096 to 32768 ran within the noise of each other)
 DEFAULT_CHUNK = 1 << 14
 # the smallest task worth its own thread: a dask call costs about 0.2 ms, the backup about 0.4 us
-# per afterstate (3x3, issue 20)
+# per afterstate (3x3)
 MIN_CHUNK = 1 << 10
 
-# zstd level of the value layers (issue 18, item 2; `python bench/storage.py results/2048_3x3`):
+# zstd level of the value layers (`python bench/storage.py results/2048_3x3`):
 # on 3x3, 4.145 bytes per value against 4.308 at level 1, encoding at 130-165 against 260-270 MB/s
 # on one core; byte/bit shuffles and delta filters before zstd made it larger (4.97 to 6.0)
 VALUES_ZSTD_LEVEL = 3

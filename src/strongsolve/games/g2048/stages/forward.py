@@ -1,11 +1,11 @@
-"""Forward pass by age: enumerate every reachable state and afterstate (issue 2, item 3).
+"""Forward pass by age: enumerate every reachable state and afterstate.
 
 ``states(n)`` = start states of age n, plus spawns of a 2 into ``afterstates(n-2)``, plus spawns of a 4
 into ``afterstates(n-4)``; ``afterstates(n)`` = canonical results of every legal move of
 ``states(n)``. Each layer is sorted and unique. A state with no legal move is terminal (counted).
 Counts are canonical (after symmetry) and include terminal states.
 
-The pass stops after two consecutive empty afterstate layers (issue 16): once the afterstate
+The pass stops after two consecutive empty afterstate layers: once the afterstate
 layers of ages ``n - 2`` and ``n - 4`` are empty and no start state is as old as ``n``, no state of
 age ``n`` or later can be made (:func:`nothing_made_at`). The remaining ages of the job list get
 empty layers, written without computing anything: every later stage (the backward pass, the
@@ -37,7 +37,7 @@ from ..saved import Run, encode_afterstates
 
 
 # layer positions per parallel task: ~10 ms of work; a chunk's moves lose more repeats in its hash
-# set than with 16384 (4x3 age 200 with a 256 MiB memory_limit: 288 -> 243 ns per state, issue 8)
+# set than with 16384 (4x3 age 200 with a 256 MiB memory_limit: 288 -> 243 ns per state)
 DEFAULT_CHUNK = 1 << 16
 
 

@@ -3,7 +3,7 @@
 A small board solved in one job (:func:`.pipeline.solve_block`, the workflow's ``g2048_solve`` rule)
 computes every afterstate layer and then needs them all again, in the reverse order, for the
 backward pass. Reading and decoding them back from their files cost the 3x3 backward stage about a
-third of its time (1,021 layers, issue 20); holding the sorted IDs costs 8 bytes per afterstate
+third of its time (1,021 layers); holding the sorted IDs costs 8 bytes per afterstate
 (251 MB for 3x3). :class:`KeptLayers` holds them up to a byte budget; the ages it could not hold
 are read from their layers as before, so the result is the same whatever the budget.
 """

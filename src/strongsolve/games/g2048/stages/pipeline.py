@@ -65,7 +65,7 @@ def solve(results_dir, rows, cols, p2=DEFAULT_P2, target_tile=0, max_age=None, a
     p2 : float
         Probability that a spawn is a 2.
     target_tile : int
-        0 for the score objective, else the tile to reach (issue 6).
+        0 for the score objective, else the tile to reach.
     max_age : int, optional
         Stop after the forward pass at this age (no values, no solution.json).
     options

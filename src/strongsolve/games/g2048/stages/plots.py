@@ -1,7 +1,7 @@
-"""Plots of a 2048 run, per age (issue 6): written to ``results/<run>/plots/``.
+"""Plots of a 2048 run, per age: written to ``results/<run>/plots/``.
 
 - ``layers_per_age.png``: canonical states and afterstates per age (log scale); below it, the
-  Elias-Fano bits per afterstate ID (``bits_per_afterstate``, issue 3).
+  Elias-Fano bits per afterstate ID (``bits_per_afterstate``).
 - ``values_per_age.png`` (solved runs only): mean afterstate value per age, with the min..max band;
   points for the score objective, probability of making the target tile for reach-a-tile.
 

@@ -1,5 +1,5 @@
 """Optimal-play store: the best move of every reachable non-terminal state, without the state IDs
-(issue 18, item 3).
+.
 
 For every age ``n`` the states of the forward pass (start states, spawns of a 2 into the
 afterstates of ``n - 2`` and of a 4 into those of ``n - 4``; canonical, sorted) get the rank of

@@ -1,4 +1,4 @@
-"""Report stage: ``summary.csv`` (one row per age) and ``solution.json`` (issue 2, item 6).
+"""Report stage: ``summary.csv`` (one row per age) and ``solution.json``.
 
 Both carry a SHA-256 checksum (:mod:`store.checksums`): ``solution.json`` under its ``"checksum"``
 key, ``summary.csv`` in ``summary.csv.sha256``. :func:`read_solution` and :func:`read_summary` verify
@@ -21,7 +21,7 @@ from ..rules.spawn import expected_value
 
 # The kernels (.backward, .board: numba) are imported by solution(), which values the start states:
 # the workflow's Snakefile reads a run's report through this module (its closing lines) and should
-# not load numba (issue 20).
+# not load numba.
 
 SUMMARY_COLUMNS = ["age", "states", "afterstates", "terminal_states", "bytes", "bits_per_afterstate"]
 
@@ -32,7 +32,7 @@ def summary_rows(run, max_age=None):
     Returns
     -------
     list of dict with keys :data:`SUMMARY_COLUMNS`; ``bytes`` is the afterstate layer's size on disk
-    (zarr files), ``bits_per_afterstate`` the Elias-Fano code's serialized bits per ID (issue 3).
+    (zarr files), ``bits_per_afterstate`` the Elias-Fano code's serialized bits per ID.
     """
     rows = []
     for n in run.ages(max_age):
@@ -121,7 +121,7 @@ def solution(run, rows):
     dict with keys ``rows, cols, p2, objective, target_tile, num_states, num_afterstates,
     num_terminal_states, afterstate_bytes, max_age, expected_score, start_states`` (a list of
     ``{board, probability, value}``; board as rows of tile values), ``rerun``. ``afterstate_bytes`` is the size
-    of the Elias-Fano coded afterstate IDs of all ages (issue 3). ``expected_score`` is in points (score objective) or is
+    of the Elias-Fano coded afterstate IDs of all ages. ``expected_score`` is in points (score objective) or is
     the probability of reaching the target tile (then also given as ``reach_probability``).
     ``rerun`` is the Snakemake command that reruns the run as it was made, with its config files and
     values (:func:`.hints.base_command`), from which repair hints are built; None for a run

@@ -1,5 +1,5 @@
 """Ludo races with only the values in memory: P pieces each, successors computed on the fly
-(issue 19).
+.
 
 The game is the race of :mod:`..rules` (its module docstring has the rules). One piece's move
 (:func:`..encoding._move_table`), the choices after a roll (:func:`..encoding._after_roll`) and captures

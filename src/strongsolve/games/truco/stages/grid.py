@@ -1,4 +1,4 @@
-"""The whole score grid of a Truco match by dynamic programming over the score (issue 21, item 3).
+"""The whole score grid of a Truco match by dynamic programming over the score.
 
 A hand at role-ordered score (a, b) leads to the role-ordered score ``(b + pp, a + pm)`` of the
 next hand (roles swap, the dealer rotates, the vira is redrawn), so mano's match-win probability
@@ -309,7 +309,7 @@ def _needs_solving(path, prm, table, leaves, prefix="", log=print):
     ``prm`` and the utility table ``table`` (``_expected_utility``, with ``leaves``; None: not
     checked, the group is solved anyway): it is missing or damaged (``store.read_subgame``); or
     stored at a NashConv above ``prm["target_nash_conv"]`` (a region solved to 1e-3 first, then
-    asked for 1e-4, issue 21); or solved for a table off ``table`` by more than 1e-12
+    asked for 1e-4); or solved for a table off ``table`` by more than 1e-12
     in an entry leaving its group (the scores it leads to were solved again since), or by more
     than the fixed point's tolerance (``solve.solve_scores``: max(fixed_point_tol,
     target_nash_conv)) in one of its group (a fixed point closed at a looser target). Such a

@@ -51,7 +51,7 @@ def subgame_path(results, a, b, c):
 
 
 def write_subgame(path, arrays, attrs):
-    """Write one subgame group atomically (temporary sibling directory, then rename), with the
+    """Write one subgame atomically (a temporary sibling directory, then a rename), with the
     checksums of its arrays and attributes.
 
     Parameters
@@ -66,16 +66,8 @@ def write_subgame(path, arrays, attrs):
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
-    arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
-    meta = {name: {"dtype": a.dtype.str, "shape": list(a.shape), "checksum": array_checksum(a)}
-            for name, a in arrays.items()}
-    # through JSON first, so that the checksum covers exactly what zarr stores and returns
-    attrs = json.loads(json.dumps(dict(attrs, arrays=meta), default=_json_scalar, allow_nan=True))
     try:
-        root = zarr.open_group(str(tmp), mode="w")
-        for name, arr in arrays.items():
-            root.create_array(name, data=arr)
-        root.attrs.update(with_checksum(attrs))
+        _write_zarr(tmp, arrays, attrs)
         # a subgame solved again (a tighter target): the old copy is renamed aside, not deleted,
         # until the new one is in place, so no kill leaves neither on disk
         old = path.with_name(f".{path.name}.old-{uuid.uuid4().hex[:8]}")
@@ -86,6 +78,45 @@ def write_subgame(path, arrays, attrs):
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def write_group(path, subgames):
+    """Write a group directory of subgames atomically: each subgame straight into a temporary
+    sibling directory, then the whole group renamed into place once (replacing an older copy).
+
+    Parameters
+    ----------
+    path : str or Path
+        Final directory (:func:`group_dir`).
+    subgames : iterable of (str, dict, dict)
+        ``(name, arrays, attrs)`` of each subgame (:func:`subgame_name`; arrays and attributes as
+        :func:`write_subgame` takes them).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{uuid.uuid4().hex[:8]}")
+    try:
+        for name, arrays, attrs in subgames:
+            _write_zarr(tmp / name, arrays, attrs)
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _write_zarr(path, arrays, attrs):
+    """The zarr group of one subgame at ``path`` (a new directory), checksums included."""
+    arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
+    meta = {name: {"dtype": a.dtype.str, "shape": list(a.shape), "checksum": array_checksum(a)}
+            for name, a in arrays.items()}
+    # through JSON first, so that the checksum covers exactly what zarr stores and returns
+    attrs = json.loads(json.dumps(dict(attrs, arrays=meta), default=_json_scalar, allow_nan=True))
+    root = zarr.open_group(str(path), mode="w")
+    for name, arr in arrays.items():
+        root.create_array(name, data=arr)
+    root.attrs.update(with_checksum(attrs))
 
 
 def _json_scalar(x):

@@ -10,7 +10,6 @@ import json
 import multiprocessing
 import os
 import resource
-import shutil
 import sys
 import time
 import uuid
@@ -26,7 +25,7 @@ from ....kernels.sequence_lp import solve_lp
 from ....store.atomic import write_text_atomic
 from .. import encoding as ab
 from ..rules import N_STRENGTHS
-from ..saved import GRID_DIR, group_dir, list_solved, read_subgame, subgame_name, write_subgame
+from ..saved import GRID_DIR, group_dir, list_solved, read_subgame, subgame_name, write_group
 from ..pruning import PRUNE_MODES, player_prune_is_lossless, raise_caps
 from ..subgames import (eleven_player, group_dependencies, in_row11, raise_utility_table,
                         row11_groups, utility_table)
@@ -100,20 +99,11 @@ def solve_group(x, results, params=None, log=print, capacities=ab.class_capaciti
     probs = ab.vira_class_probabilities()
     decks = {c: ab.deal_pairs(capacities(c)) for c in range(ab.N_VIRA_CLASSES)}
     out, resid = solve_scores(scores, W, decks, probs, prm, log, f"group {x}")
-    final = group_dir(results, x)
-    tmp = final.with_name(f".{final.name}.tmp-{uuid.uuid4().hex[:8]}")
-    try:
-        for (s, c), r in out.items():
-            attrs = {k: v for k, v in r.items() if k != "arrays"}
-            attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
-                         fixed_point_residual=resid, params=prm)
-            write_subgame(tmp / subgame_name(*s, c), r["arrays"], attrs)
-        if final.exists():
-            shutil.rmtree(final)
-        os.replace(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    write_group(group_dir(results, x), (
+        (subgame_name(*s, c), r["arrays"],
+         dict({k: v for k, v in r.items() if k != "arrays"}, score=list(s), vira_class=c,
+              eleven=eleven_player(*s), fixed_point_residual=resid, params=prm))
+        for (s, c), r in out.items()))
     return {(s[0], s[1], c): {k: r[k] for k in ("value", "nash_conv", "iterations", "seconds")}
             for (s, c), r in out.items()}
 

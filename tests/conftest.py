@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import naive
+from naive import g2048 as naive
 from strongsolve.games.g2048.stages import pipeline
 
 # A copy of the team's public cases file (shared/cases/cases.json), each entry with its "source": a

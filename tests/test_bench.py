@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import naive
+from naive import g2048 as naive_g2048, ludo as naive_ludo
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
@@ -45,7 +45,7 @@ def test_machine_and_load_are_recorded(bench_doc):
 
 def test_forward_counts_equal_the_naive_solver(bench_doc):
     rec = record(bench_doc, "forward", "2x2")
-    counts = naive.canonical_counts(2, 2)
+    counts = naive_g2048.canonical_counts(2, 2)
     ages = rec["per_age"]["ages"]
     assert ages == list(range(4, 2 ** 6 - 3, 2))
     expect = [counts.get(n, (0, 0, 0)) for n in ages]
@@ -57,7 +57,7 @@ def test_forward_counts_equal_the_naive_solver(bench_doc):
 
 
 def test_backward_counts_and_rates_are_sane(bench_doc):
-    counts = naive.canonical_counts(2, 2)
+    counts = naive_g2048.canonical_counts(2, 2)
     rec = record(bench_doc, "backward", "2x2")
     assert rec["synthetic_successors"] is False
     assert rec["count"] == sum(c[1] for c in counts.values())
@@ -97,7 +97,7 @@ def test_projection_follows_from_the_measured_rates(bench_doc):
 
 @pytest.mark.parametrize("rows, cols", [(2, 2), (2, 3), (3, 2)])
 def test_numpy_baseline_counts_equal_the_naive_solver(rows, cols):
-    counts = naive.canonical_counts(rows, cols)
+    counts = naive_g2048.canonical_counts(rows, cols)
     got = {n: (s, after.size, t) for n, s, t, after in numpy_baseline.forward(rows, cols)}
     assert got == {n: counts.get(n, (0, 0, 0)) for n in got}
     assert max(got) == 2 ** (rows * cols + 2) - 4
@@ -126,7 +126,7 @@ def test_ludo_rule_variants_base_reading_is_the_solver_rule(tmp_path):
 
 def test_ludo_fresh_matches_the_plain_python_reference():
     # bench/ludo_fresh.py (a third race solver written only from the rule text) against
-    # naive.ludo_race_reference, both move rules, 1 and 2 pieces, each of its code paths
+    # naive_ludo.ludo_race_reference, both move rules, 1 and 2 pieces, each of its code paths
     import ludo_fresh
 
     board = {"length": 7, "jumps": {2: 4, 6: 1}, "chain_jumps": True, "overshoot": "stay", "die": 3,
@@ -134,7 +134,7 @@ def test_ludo_fresh_matches_the_plain_python_reference():
     reference_board = dict(board, die=[1 / 3] * 3)
     for pieces in (1, 2):
         for rule, pass_by_overshoot in (((), False), (("new_rule",), True)):
-            want = naive.ludo_race_reference(reference_board, pieces, pass_by_overshoot)
+            want = naive_ludo.ludo_race_reference(reference_board, pieces, pass_by_overshoot)
             want = want[(0,) * pieces, (0,) * pieces]
             for extra, jacobi in (((), False), (("ordered",), False), ((), True)):
                 got = ludo_fresh.solve(board, pieces, 1e-14, 10000, start=0.0,
@@ -157,7 +157,7 @@ def test_workflow_overhead_compares_the_workflow_with_its_kernels(tmp_path, naiv
     doc = json.loads(proc.stdout)
     (rep,) = doc["repeats"]
     assert doc["best"] == rep and doc["board"] == "2x2" and doc["threads"] == 2
-    counts = naive.canonical_counts(2, 2)
+    counts = naive_g2048.canonical_counts(2, 2)
     assert rep["kernels"]["forward"]["count"] == rep["snakemake"]["states"] == sum(c[0] for c in counts.values())
     assert rep["kernels"]["backward"]["count"] == rep["snakemake"]["afterstates"] == sum(c[1] for c in counts.values())
     assert rep["snakemake"]["expected_score"] == pytest.approx(naive_2048(2, 2).solution.expected_score, rel=1e-12)
@@ -175,7 +175,7 @@ def test_layer_io_reads_and_writes_every_layer(tmp_path, capsys):
     with open(os.devnull, "w") as log:
         pipeline.solve(tmp_path / "run", 2, 3, log=log)
     doc = layer_io.main([str(tmp_path / "run"), "--rows", "2", "--cols", "3", "--workdir", str(tmp_path)])
-    counts = naive.canonical_counts(2, 3)
+    counts = naive_g2048.canonical_counts(2, 3)
     assert doc["afterstates"] == sum(c[1] for c in counts.values())
     assert doc["layers_per_stage"] == len(range(4, 2 ** 8 - 3, 2))
     assert set(doc["parts"]) == {"read_afterstates", "read_values", "read_attrs", "encode_afterstates",
@@ -215,7 +215,7 @@ def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     doc = json.loads(proc.stdout)
-    counts = naive.canonical_counts(2, 3)
+    counts = naive_g2048.canonical_counts(2, 3)
     assert [(r["stage"], r["config"]) for r in doc["records"]] == [
         (stage, config) for stage in ("forward", "backward") for config in ("threads_1", "threads_2", "workers_2")]
     for r in doc["records"]:
@@ -312,7 +312,7 @@ def test_scaling_measures_several_blocks_on_one_thread(tmp_path):
                            "--record", str(tmp_path / "RECORD.md")], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     doc = json.loads(proc.stdout)
-    counts = naive.canonical_counts(2, 3)
+    counts = naive_g2048.canonical_counts(2, 3)
     assert doc["ages"] == [[12, 14], [20, 22, 24]]
     assert [(r["ages"], r["stage"], r["config"]) for r in doc["records"]] == [
         (ages, stage, "threads_1") for ages in ([12, 14], [20, 22, 24]) for stage in ("forward", "backward")]
@@ -335,25 +335,25 @@ def test_traffic_counts_equal_the_naive_solver(tmp_path):
     from strongsolve.games.g2048.stages import pipeline
     pipeline.solve(tmp_path / "run", 2, 3, max_age=30, log=io.StringIO())
     forward, backward = traffic_4x3.count(tmp_path / "run", [20, 22, 24], 2, 3)
-    states, afterstates = naive.reachable(2, 3)
-    canon_states = {naive.canonical(b) for b in states}
-    canon_after = {naive.canonical(b) for b in afterstates}
-    starts = {naive.canonical(b) for b, p in naive.start_distribution(2, 3).items() if p > 0}
+    states, afterstates = naive_g2048.reachable(2, 3)
+    canon_states = {naive_g2048.canonical(b) for b in states}
+    canon_after = {naive_g2048.canonical(b) for b in afterstates}
+    starts = {naive_g2048.canonical(b) for b, p in naive_g2048.start_distribution(2, 3).items() if p > 0}
 
     def of_age(boards, n):
-        return [b for b in boards if naive.age(b) == n]
+        return [b for b in boards if naive_g2048.age(b) == n]
 
     for f, b, n in zip(forward, backward, (20, 22, 24)):
         empties = [sum(v == 0 for row in a for v in row) for m in (n - 2, n - 4) for a in of_age(canon_after, m)]
         assert f["spawned"] == sum(empties) + len(of_age(starts, n))
         assert f["states"] == len(of_age(canon_states, n))
-        assert f["moved"] == sum(len(naive.legal_moves(s)) for s in of_age(canon_states, n))
+        assert f["moved"] == sum(len(naive_g2048.legal_moves(s)) for s in of_age(canon_states, n))
         assert f["afterstates"] == b["afterstates"] == len(of_age(canon_after, n))
         assert f["afterstates"] <= f["moved_after_hash"] <= f["moved"]
         assert f["state_sort_passes"] == f["afterstate_sort_passes"] == 3  # 24-bit IDs: 3 digits vary
-        spawned = [s for a in of_age(canon_after, n) for s, _ in naive.spawns(a)]
+        spawned = [s for a in of_age(canon_after, n) for s, _ in naive_g2048.spawns(a)]
         assert b["outcomes"] == len(spawned)
-        assert b["candidates"] == sum(len(naive.legal_moves(s)) for s in spawned)
+        assert b["candidates"] == sum(len(naive_g2048.legal_moves(s)) for s in spawned)
         assert b["random_lines"] == b["candidates"] + b["afterstates"]
     assert traffic_4x3.radix_passes(np.array([0x10, 0x1010], np.uint64)) == 1
     assert traffic_4x3.radix_passes(np.array([0x10, 0x10], np.uint64)) == 0

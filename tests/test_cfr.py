@@ -9,7 +9,7 @@ import pytest
 
 from strongsolve.kernels.cfr import CHANCE, DECISION, TERMINAL, TabularGame, evaluate, solve
 
-import naive
+from naive import truco as naive
 
 
 def kuhn_game():
@@ -80,7 +80,7 @@ def test_kuhn_value_and_exploitability():
 
 
 def test_kuhn_lp_reference_matches():
-    # the plain sequence-form LP in tests/naive.py solves the same tree exactly
+    # the plain sequence-form LP in tests/naive/truco.py solves the same tree exactly
     game, _ = kuhn_game()
     assert naive.truco_lp_value_of_tabular(game) == pytest.approx(-1 / 18, abs=1e-9)
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
-import naive
+from naive import g2048 as naive
 from strongsolve.codecs.eliasfano import EliasFanoBuilder
 from strongsolve.games.g2048.rules import board as fast
 from strongsolve.games.g2048.encoding.expand import has_tile, layer_index_of_increasing

@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-import naive
+from naive import g2048 as naive
 from strongsolve.games.g2048.stages import pipeline
 from strongsolve.games.g2048.advice import Solution
 

@@ -1,7 +1,7 @@
 """Using a 2048 solution: query, play, inspect, plots, and the reach-a-tile objective.
 
 Every command runs here on a small board solved once per session. Values are checked against the
-plain-Python references of tests/naive.py (``NaiveSolution`` for the score, ``NaiveReachSolution``
+plain-Python references of tests/naive/g2048.py (``NaiveSolution`` for the score, ``NaiveReachSolution``
 for reach-a-tile) to 1e-9 relative; Monte Carlo play is checked against the exact expected score.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import naive
+from naive import g2048 as naive
 from strongsolve.cli import main
 from strongsolve.games.g2048.stages import pipeline
 from strongsolve.games.g2048.rules.board import encode

@@ -1,5 +1,5 @@
 """Ludo / aeroplane chess: one-piece expected rolls and two-player races, against the
-exact references in naive.py, the HDU 4405 samples and Monte Carlo."""
+exact references in naive/ludo.py, the HDU 4405 samples and Monte Carlo."""
 
 import json
 import math
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import naive
+from naive import ludo as naive
 from strongsolve.cli import main
 from strongsolve.games.ludo import rules
 from strongsolve.games.ludo.stages import expansion
@@ -24,7 +24,7 @@ LOADED = ["2/7"] + ["1/7"] * 5
 
 
 def naive_board(data):
-    """The board mapping in the form naive.py takes (die as a list of Fractions)."""
+    """The board mapping in the form naive/ludo.py takes (die as a list of Fractions)."""
     die = data.get("die", 6)
     die = [Fraction(1, die)] * die if isinstance(die, int) else [Fraction(p) for p in die]
     return dict(data, die=die)

@@ -7,7 +7,7 @@ captured at once and a bonus roll."""
 import numpy as np
 import pytest
 
-import naive
+from naive import ludo as naive
 from strongsolve.games.ludo import encoding, rules
 from strongsolve.games.ludo.stages import expansion
 from test_ludo import naive_board

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-import naive
+from naive import ludo as naive
 from strongsolve.cli import main
 from strongsolve.games.ludo import encoding, rules
 from strongsolve.games.ludo.stages import expansion

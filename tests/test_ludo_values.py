@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-import naive
+from naive import ludo as naive
 from strongsolve.cli import main
 from strongsolve.games.ludo import encoding, rules
 from strongsolve.games.ludo import saved as store

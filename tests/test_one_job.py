@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import naive
+from naive import g2048 as naive
 from strongsolve.cli import main as cli_main
 from strongsolve.games.g2048.stages import pipeline
 from strongsolve.games.g2048 import saved as run_module

@@ -1,6 +1,6 @@
 """Optimal-play store: a binary fuse retrieval of each state's best move.
 
-Expected moves: the naive expectimax (tests/naive.py) on every reachable 2x3 state, and the full
+Expected moves: the naive expectimax (tests/naive/g2048.py) on every reachable 2x3 state, and the full
 solution's values (:func:`backward.state_values` on the solved layers, itself checked against the
 naive solver) on every 2x4 state. A chosen move is right when its reward plus its afterstate's
 value is the state's value.
@@ -13,7 +13,7 @@ import shutil
 import numpy as np
 import pytest
 
-import naive
+from naive import g2048 as naive
 from strongsolve.cli import main
 from strongsolve.games.g2048.stages import pipeline
 from strongsolve.games.g2048.stages.backward import state_values

@@ -2,7 +2,7 @@
 after two empty afterstate layers, targets validated up front, probabilities never above 1, the
 report's labels, and the state counts against twenty48's published ones.
 
-Expected values come from tests/naive.py (brute force over plain boards, no ages, no symmetry in
+Expected values come from tests/naive/g2048.py (brute force over plain boards, no ages, no symmetry in
 the search) and from jdleesmiller/twenty48 (quoted below with their source).
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import naive
+from naive import g2048 as naive
 from strongsolve.cli import main
 from strongsolve.config import ConfigError, validate
 from strongsolve.games.g2048.stages import pipeline

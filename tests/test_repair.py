@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-import naive
+from naive import g2048 as naive
 from strongsolve.games.g2048.rules.boardtext import format_board
 from strongsolve.games.g2048.saved import Run
 

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-import naive
+from naive import g2048 as naive
 from strongsolve.cli import main
 from strongsolve.games.g2048.stages import pipeline
 from strongsolve.games.g2048.saved import (ForeignRunError, Run, check_run_directory, p2_text,

@@ -1,5 +1,5 @@
 """The sequence-form LP (kernels/sequence_lp.py) against Kuhn poker's known value, the plain LP of
-tests/naive.py (its own sequences, built from the nested tree) and the exact best response."""
+tests/naive/truco.py (its own sequences, built from the nested tree) and the exact best response."""
 
 import numpy as np
 import pytest
@@ -12,7 +12,7 @@ from strongsolve.games.truco.tree import N_OUTCOMES, build_hand_tree
 from strongsolve.kernels.cfr import evaluate
 from strongsolve.kernels.sequence_lp import solve_lp
 
-import naive
+from naive import truco as naive
 from test_cfr import kuhn_game
 
 DECK7 = ["Qc", "Qh", "7d", "7s", "Ad", "As", "Kh"]

@@ -1,4 +1,4 @@
-"""Shut the Box: flip-one and standard rules, against the exact references in naive.py,
+"""Shut the Box: flip-one and standard rules, against the exact references in naive/shutbox.py,
 published values and Monte Carlo."""
 
 import json
@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import naive
+from naive import shutbox as naive
 from strongsolve.cli import main
 from strongsolve.games.shutbox import stages
 from strongsolve.games.shutbox.saved import load_result

@@ -1,12 +1,12 @@
 """``strongsolve shutbox advise``: every choice after a roll, valued from a solution
-saved with ``--policy --output``, against the exact references of naive.py."""
+saved with ``--policy --output``, against the exact references of naive/shutbox.py."""
 
 import json
 from itertools import combinations
 
 import pytest
 
-import naive
+from naive import shutbox as naive
 from strongsolve.cli import main
 
 

@@ -1,12 +1,12 @@
 """Shut the Box in exact rationals (``--exact``): every value against the independent
-fraction references of naive.py, and the float solver against float(fraction)."""
+fraction references of naive/shutbox.py, and the float solver against float(fraction)."""
 
 import json
 from fractions import Fraction
 
 import pytest
 
-import naive
+from naive import shutbox as naive
 from strongsolve.cli import main
 from strongsolve.games.shutbox import rules, stages
 

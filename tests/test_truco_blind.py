@@ -1,6 +1,6 @@
 """Blind play at 11-11 ("At 11-11 the hand is played without raises (option: blind play,
 cards in random order)"): every card is drawn uniformly from the player's remaining cards, so the
-tree has chance nodes only. Values are checked against the plain enumerations of tests/naive.py.
+tree has chance nodes only. Values are checked against the plain enumerations of tests/naive/truco.py.
 """
 
 import numpy as np
@@ -13,7 +13,7 @@ from strongsolve.games.truco.saved import read_subgame, subgame_path
 from strongsolve.games.truco.tree import MANO_WINS, NOBODY, PE_WINS, build_hand_tree
 from strongsolve.kernels.cfr import CHANCE, solve
 
-import naive
+from naive import truco as naive
 from test_truco_row11 import tiny_capacities, tiny_cards
 
 VIRA = "7c"  # the manilhas are the queens (pagat)

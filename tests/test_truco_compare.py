@@ -1,5 +1,5 @@
 """``strongsolve truco compare``: the share of real play where two solved subgames'
-policies differ, checked against the plain walk of tests/naive.py on a 7-card deck whose region
+policies differ, checked against the plain walk of tests/naive/truco.py on a 7-card deck whose region
 min(a, b) >= 9 (the 11 row and the {1, 3} tier) is solved here.
 
 The deck: 4d 4s 4h 5d 5s 6d 6s. Vira 4x (class 0, 3 of 7): the 5s are manilhas; vira 5x (class 1,
@@ -23,7 +23,7 @@ from strongsolve.games.truco.saved import read_subgame, write_subgame
 from strongsolve.games.truco.subgames import in_row11
 from strongsolve.games.truco.tree import HandTree
 
-import naive
+from naive import truco as naive
 
 CARDS = ["4d", "4s", "4h", "5d", "5s", "6d", "6s"]
 VIRAS = {0: "4d", 1: "5d", 2: "6d"}  # a vira of each class (any vira of a class deals the same)

@@ -1,6 +1,6 @@
 """Face-down play (the rule option ``face_down``, rules.py): the rules engine, and the hand trees
 (with and without raises, on physical and abstract decks) against the plain reference of
-tests/naive.py, which replays every line of play from the start and builds information sets as
+tests/naive/truco.py, which replays every line of play from the start and builds information sets as
 (player, own cards, the actions as that player saw them: an opponent's covered card is 'down').
 """
 
@@ -16,7 +16,7 @@ from strongsolve.games.truco.tree import (FOLD, MANO_WINS, NOBODY, PE_WINS, buil
                                           outcome_points)
 from strongsolve.kernels.cfr import DECISION, TERMINAL, solve
 
-import naive
+from naive import truco as naive
 from tree_digest import tree_digest
 
 VIRA = "7c"  # the manilhas are the queens

@@ -1,6 +1,6 @@
 """The score grid by dynamic programming: tiers and groups in dependency
 order, small decks, and a region of a small deck's grid solved through the real workflow and
-checked against the plain recursion of tests/naive.py (every hand with the whole raise ladder,
+checked against the plain recursion of tests/naive/truco.py (every hand with the whole raise ladder,
 solved by the sequence-form LP)."""
 
 import csv
@@ -23,7 +23,7 @@ from strongsolve.games.truco.stages.groups import check_params, solve_scores
 from strongsolve.games.truco.saved import read_subgame
 from strongsolve.games.truco.tree import outcome_points
 
-import naive
+from naive import truco as naive
 
 REPO = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -156,7 +156,7 @@ def test_workflow_solves_a_small_deck_region_like_the_plain_recursion(tmp_path):
     assert "group [(9, 10), (10, 9)] already solved" in log and "group 10-10 round 0" in log
 
 
-# W of every score of the 7-card deck by the plain recursion (tests/naive.py, LP per hand over the
+# W of every score of the 7-card deck by the plain recursion (tests/naive/truco.py, LP per hand over the
 # whole raise ladder); 34 minutes to recompute, so stored with its source and command
 GRID_TABLE = json.loads(Path(__file__).with_name("truco_grid_7card.json").read_text())
 

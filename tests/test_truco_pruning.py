@@ -5,7 +5,7 @@ the pruned ladders of pruning.py ("min", and "player" where the utility table ce
 random profiles of the pruned game and their lift to the whole game, the value and both best
 responses agree to 1e-12 (the module's step 3: equal best responses for every lifted profile make
 the lift of an equilibrium an equilibrium, so the game values and exploitabilities are equal); the
-sequence-form LP of tests/naive.py gives the same game value with and without pruning.
+sequence-form LP of tests/naive/truco.py gives the same game value with and without pruning.
 """
 
 import numpy as np
@@ -19,7 +19,7 @@ from strongsolve.games.truco.subgames import raise_utility_table
 from strongsolve.games.truco.tree import build_hand_tree, ladder_outcome
 from strongsolve.kernels.cfr import evaluate, solve
 
-import naive
+from naive import truco as naive
 
 VIRA = "7c"  # the manilhas are the queens (pagat)
 DECK6 = ["Qc", "Qd", "7d", "7s", "Ad", "As"]  # two manilhas, two tied pairs

@@ -1,7 +1,7 @@
 """The raise ladder in the hand tree ("On their turn, before playing a card, a player may
 raise (truco: 3, then 6, 9, 12). The other accepts, folds (the raiser scores the value before the
 raise) or raises again. After an accept, only the accepting side may raise next."), against the
-physical rules engine (rules.HandState) and the plain reference of tests/naive.py; and the 11-row
+physical rules engine (rules.HandState) and the plain reference of tests/naive/truco.py; and the 11-row
 trees, which have no raises, pinned to what they were before the ladder was added.
 """
 
@@ -17,7 +17,7 @@ from strongsolve.games.truco.tree import (MAX_NODES_PER_DEAL_RAISES, NOBODY, N_R
                                           build_hand_tree, outcome_points)
 from strongsolve.kernels.cfr import DECISION, TERMINAL, evaluate, solve
 
-import naive
+from naive import truco as naive
 from tree_digest import tree_digest
 
 VIRA = "7c"  # the manilhas are the queens (pagat)

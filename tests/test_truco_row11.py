@@ -2,7 +2,7 @@
 
 Each class keeps its structure in miniature (the vira's three remaining cards, two cards of another
 common rank, the ouros and paus manilhas: 7 cards, 140 deals), so the groups 11, 10, 9, 8 solve in
-seconds. Values are checked against the plain sequence-form LP of tests/naive.py on the physical
+seconds. Values are checked against the plain sequence-form LP of tests/naive/truco.py on the physical
 cards, with the utilities the driver derived from the stored continuation values.
 """
 
@@ -24,7 +24,7 @@ from strongsolve.games.truco.stages.groups import (DEFAULTS, play_probabilities,
 from strongsolve.games.truco.saved import list_solved, read_subgame, subgame_path
 from strongsolve.games.truco.tree import FOLD, MANO_WINS, NOBODY, PE_WINS
 
-import naive
+from naive import truco as naive
 
 GROUPS = (11, 10, 9, 8)
 SCHEMA = Path(__file__).resolve().parents[1] / "workflow" / "schemas" / "truco.schema.yaml"

@@ -1,4 +1,4 @@
-"""Truco rules engine and lossless abstraction against the plain reference in tests/naive.py.
+"""Truco rules engine and lossless abstraction against the plain reference in tests/naive/truco.py.
 
 Rules: pagat.com "Brazilian Truco" (https://www.pagat.com/put/truco_br.html) and the issue's
 heads-up reading; see src/strongsolve/games/truco/rules.py.
@@ -14,7 +14,7 @@ from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.tree import _hand_winner
 
-import naive
+from naive import truco as naive
 
 
 def test_strength_order_matches_reference_for_every_vira():

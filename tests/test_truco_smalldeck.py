@@ -1,5 +1,5 @@
 """Small-deck check: the abstract game (strength classes, weighted deals) has the value of the
-physical game, solved exactly by the plain sequence-form LP of tests/naive.py.
+physical game, solved exactly by the plain sequence-form LP of tests/naive/truco.py.
 
 The deck: vira 7c (manilhas are the queens, pagat "Brazilian Truco") and the eight cards
 Qh Qc 7d 7s 7h Ad As Ah: two manilhas, a common rank with the vira's three copies left and a
@@ -14,7 +14,7 @@ from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.tree import FOLD, MANO_WINS, NOBODY, PE_WINS, build_hand_tree
 from strongsolve.kernels.cfr import solve
 
-import naive
+from naive import truco as naive
 
 VIRA = "7c"
 DECK = ["Qh", "Qc", "7d", "7s", "7h", "Ad", "As", "Ah"]

@@ -1,6 +1,6 @@
 """What a person running the workflow sees: the answers printed at the end of a run, the
 2048 jobs first, a job's stderr on the terminal with every attempt's log kept, and a clean
-``snakemake --lint``. Expected values come from the brute-force references of tests/naive.py."""
+``snakemake --lint``. Expected values come from the brute-force references of tests/naive/ (one module per game)."""
 
 import json
 import os
@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-import naive
+from naive import g2048 as naive_g2048
+from naive import ludo as naive_ludo
+from naive import shutbox as naive_shutbox
 from strongsolve.games.g2048.stages import pipeline
 from strongsolve.headline import headline
 from test_workflow import REPO, snakemake, workflow_copy
@@ -58,27 +60,27 @@ def test_a_run_ends_with_the_answers_of_every_game(small_run):
     _, proc = small_run
     out = proc.stdout
     assert "strongsolve: the answers of this run" in out
-    ref = naive.solve(2, 2)
-    counts = naive.canonical_counts(2, 2)
+    ref = naive_g2048.solve(2, 2)
+    counts = naive_g2048.canonical_counts(2, 2)
     assert number_after(out, "2048 2x2 (p2 0.9): expected score from a random start") == \
         pytest.approx(ref.expected_score, rel=1e-12)
     states = sum(c[0] for c in counts.values())
     afterstates = sum(c[1] for c in counts.values())
     assert f"  {states:,} states, {afterstates:,} afterstates," in out
     assert number_after(out, "Shut the Box flip-one, 4 cards, two 2-sided dice: expected rolls to "
-                             "set every card") == pytest.approx(float(naive.flip_one_exact(4, 2)[0]),
+                             "set every card") == pytest.approx(float(naive_shutbox.flip_one_exact(4, 2)[0]),
                                                                 rel=1e-11)
     assert number_after(out, "Shut the Box standard, 5 tiles, two 2-sided dice: probability of "
                              "shutting every tile") == pytest.approx(
-        float(naive.standard_value(5, 2, "max-shut")), abs=1e-12)
+        float(naive_shutbox.standard_value(5, 2, "max-shut")), abs=1e-12)
     assert number_after(out, "Shut the Box standard, 5 tiles, two 2-sided dice: expected open sum "
                              "at the end") == pytest.approx(
-        float(naive.standard_value(5, 2, "min-sum")), rel=1e-11)
+        float(naive_shutbox.standard_value(5, 2, "min-sum")), rel=1e-11)
     assert number_after(out, "Ludo race, one piece, the board's die: expected rolls") == \
-        pytest.approx(float(naive.ludo_expected_rolls(naive_ludo(3))[0]), rel=1e-9)
+        pytest.approx(float(naive_ludo.ludo_expected_rolls(naive_ludo(3))[0]), rel=1e-9)
     assert number_after(out, "Ludo race, one piece, die 'loaded': expected rolls") == \
-        pytest.approx(float(naive.ludo_expected_rolls(naive_ludo(LOADED))[0]), rel=1e-9)
-    race = naive.race_values(naive_ludo(3), 1)[(0,), (0,)]
+        pytest.approx(float(naive_ludo.ludo_expected_rolls(naive_ludo(LOADED))[0]), rel=1e-9)
+    race = naive_ludo.race_values(naive_ludo(3), 1)[(0,), (0,)]
     assert number_after(out, "Ludo race, race of 1 piece(s) each: the first player wins with "
                              "probability") == pytest.approx(race, abs=1e-9)
     assert "Truco" not in out  # not a game of this run
@@ -129,14 +131,14 @@ def test_headline_of_a_reach_run_says_probability(tmp_path):
     pipeline.solve(run, 2, 2, 0.9, 16)
     text = headline(["g2048"], g2048_dir=run)
     p = number_after(text, "2048 2x2 (p2 0.9): probability of making the 16 tile from a random start")
-    assert p == pytest.approx(naive.solve_reach(2, 2, 16).probability, rel=1e-12)
+    assert p == pytest.approx(naive_g2048.solve_reach(2, 2, 16).probability, rel=1e-12)
     assert "score" not in text
 
 
 def test_headline_of_a_forward_only_run_prints_its_counts(tmp_path):
     run = tmp_path / "2048_2x2"
     pipeline.solve(run, 2, 2, 0.9, 0, max_age=20)
-    counts = naive.canonical_counts(2, 2, max_age=20)
+    counts = naive_g2048.canonical_counts(2, 2, max_age=20)
     text = headline(["g2048", "shutbox"], g2048_dir=run, shutbox=[tmp_path / "flip_one.json"])
     assert "2048_2x2: forward pass to age 20 (no values: forward-only run)" in text
     assert (f"  {sum(c[0] for c in counts.values()):,} states, "
@@ -190,13 +192,13 @@ def test_a_race_prints_a_progress_line_per_sweep(tmp_path, capsys):
 
     board = tmp_path / "race.yaml"
     board.write_text("length: 6\njumps: {2: 4, 5: 1}\nsafe: [3]\ndie: 3\n")  # RACE_BOARD
-    # naive.race_values plays today's rule (the board default is now the design's rule)
+    # naive_ludo.race_values plays today's rule (the board default is now the design's rule)
     assert main(["ludo", "race", str(board), "--pieces", "2", "--tol", "1e-10", "--json",
                  "--pass-by-overshoot", "false"]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert out["win_probability"] == pytest.approx(
-        naive.race_values(naive_ludo(3), 2)[(0, 0), (0, 0)], abs=1e-8)
+        naive_ludo.race_values(naive_ludo(3), 2)[(0, 0), (0, 0)], abs=1e-8)
     changes = [float(c) for c in re.findall(r"^  sweep \d+: largest change (\S+)$", captured.err,
                                             flags=re.M)]
     assert len(changes) == out["sweeps"] > 1  # one line per sweep, the last one within the tolerance

@@ -1,14 +1,18 @@
 """One conformance test over every game's advice interface (``games.<game>.advice.advise_position``):
 load a saved result, advise a position, compare the choices' values with the naive reference of
-tests/naive.py. Each game is solved small: 2048 on 2x2, Shut the Box flip-one with 4 cards and
-3-faced dice, a two-piece Ludo race on a 5-cell board, the 11-11 Truco hand on a tiny deck."""
+tests/naive/ (one module per game). Each game is solved small: 2048 on 2x2, Shut the Box flip-one
+with 4 cards and 3-faced dice, a two-piece Ludo race on a 5-cell board, the 11-11 Truco hand on a
+tiny deck."""
 
 import importlib
 from fractions import Fraction
 
 import pytest
 
-import naive
+from naive import g2048 as naive_g2048
+from naive import ludo as naive_ludo
+from naive import shutbox as naive_shutbox
+from naive import truco as naive_truco
 from strongsolve.cli import main
 
 GAMES = ("g2048", "shutbox", "ludo", "truco")
@@ -17,16 +21,16 @@ GAMES = ("g2048", "shutbox", "ludo", "truco")
 def case_g2048(tmp_path, solved, naive_2048, truco_results):
     board = ((2, 0), (0, 2))
     ref = naive_2048(2, 2).solution
-    want = [reward + ref.afterstate_value(after) for _, after, reward in naive.legal_moves(board)]
+    want = [reward + ref.afterstate_value(after) for _, after, reward in naive_g2048.legal_moves(board)]
     return solved(2, 2), {"board": board}, want, max
 
 
 def case_shutbox(tmp_path, solved, naive_2048, truco_results):
     path = tmp_path / "flip_one.json"
     assert main(["shutbox", "--cards", "4", "--faces", "3", "--policy", "--output", str(path)]) == 0
-    exact = naive.flip_one_exact(4, 3)
+    exact = naive_shutbox.flip_one_exact(4, 3)
     set_cards = 0b0101  # cards 1 and 3 set: 2 and 4 open
-    want = [float(exact[m]) for m in naive.flip_one_options(set_cards, 1, 2, 4)]
+    want = [float(exact[m]) for m in naive_shutbox.flip_one_options(set_cards, 1, 2, 4)]
     return path, {"open": [2, 4], "roll": (1, 2)}, want, min
 
 
@@ -42,10 +46,10 @@ def case_ludo(tmp_path, solved, naive_2048, truco_results):
     assert main(["ludo", "race", str(board), "--pieces", "2", "--against", "--policy-out",
                  str(path)]) == 0
     data = dict(LUDO, pass_by_overshoot=True, die=[Fraction(1, 3)] * 3)
-    ref = naive.ludo_race_reference(data, 2, True)
+    ref = naive_ludo.ludo_race_reference(data, 2, True)
     own, opp, face = (1, 4), (0, 2), 1
     want = []
-    for own2, opp2, _ in naive.ludo_race_options(data, own, opp, face, True):
+    for own2, opp2, _ in naive_ludo.ludo_race_options(data, own, opp, face, True):
         if all(c == LUDO["length"] for c in own2):
             want.append(1.0)
         else:  # face 1 grants no bonus roll: the opponent moves next
@@ -106,7 +110,7 @@ def test_truco_advice_value_is_the_naive_lp_value(truco_results):
     table = attrs["utility"]
     utility = {(1, 0): table[MANO_WINS], (0, 1): table[PE_WINS], (0, 0): table[NOBODY]}
     vira, cards = tiny_cards(8)
-    tree = naive.truco_hand_tree([R.card_text(x) for x in cards], R.card_text(vira), (11, 11),
+    tree = naive_truco.truco_hand_tree([R.card_text(x) for x in cards], R.card_text(vira), (11, 11),
                                  utility)
-    lp = naive.truco_lp_value(tree)
+    lp = naive_truco.truco_lp_value(tree)
     assert out["value_player0"] == pytest.approx(lp if out["mano"] == 0 else 1 - lp, abs=1e-6)

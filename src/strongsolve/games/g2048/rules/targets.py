@@ -11,7 +11,7 @@ A target is meaningful when no start state holds it and the board can make it:
   ``s * 2^(n-1)`` (2^(n+1) with 4-spawns, 2^n with 2s only), capped at 2^15 by the 4-bit cells. The
   bound: making a tile ``T > s`` merges two ``T/2``; the first ``T/2`` holds one cell, untouched,
   while the second is made, so the second is made on ``n - 1`` cells, and by induction
-  ``T/2 <= s * 2^(n-2)``. Every shape the tests brute-force (tests/naive.py, up to 2x3) makes it.
+  ``T/2 <= s * 2^(n-2)``. Every shape the tests brute-force (tests/naive/g2048.py, up to 2x3) makes it.
 """
 
 from .spawn import largest_spawn

@@ -2,13 +2,18 @@
 
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from naive import g2048 as naive
-from strongsolve.games.g2048.stages import pipeline
+# the test files are imported by path (--import-mode=importlib); the references (tests/naive/) and
+# the helpers they share (tests/support/) are imported by name from here
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from naive import g2048 as naive  # noqa: E402
+from strongsolve.games.g2048.stages import pipeline  # noqa: E402
 
 # A copy of the team's public cases file (shared/cases/cases.json), each entry with its "source": a
 # user's clone has no shared/ beside it, so the tests carry their own expected values.

@@ -14,7 +14,7 @@ there), and the tabular CFR's serial regret matching had loaded the parallel cod
 job of scores 11-10 and 10-11 crashed with a segmentation fault in it, and ran with a fresh cache. So
 every kernel is compiled from a copy of its function whose qualified name ends in its variant
 (``__serial`` or ``__parallel``): each variant has cache files of its own
-(tests/test_numba_cache.py).
+(tests/kernels/test_options.py).
 """
 
 import types

@@ -1,0 +1,1 @@
+"""Helpers shared by the test modules: paths, workflow runs, small decks and boards."""

@@ -91,6 +91,16 @@ def test_the_store_names_no_game_and_no_workflow_rule():
         assert not re.search(r"--forcerun|\b(g2048|truco|ludo|shutbox)_\w+", text), path.name
 
 
+def test_a_module_over_500_lines_says_why():
+    for path in SRC.rglob("*.py"):
+        if path.parent.name in ("kernels", "codecs"):
+            continue
+        text = path.read_text()
+        if text.count("\n") > 500:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            assert "Why one module of more than 500 lines" in doc, path.relative_to(SRC)
+
+
 def test_no_game_module_runs_as_a_script():
     for path in (SRC / "games").rglob("*.py"):
         assert "__main__" not in path.read_text(), path

@@ -31,6 +31,10 @@ ladder value: ``ladder_outcome(winner, level)`` is ``MANO_WINS`` / ``PE_WINS`` a
 ``2 + 2 level + winner`` at ``LADDER[level]`` points (codes 4..11), whether the hand was won on the
 cards or by a fold to a raise; ``FOLD`` never occurs. ``HandTree.outcome_points`` gives the points
 of each code; a subgame maps outcomes to utilities (subgames.py).
+
+Why one module of more than 500 lines: the three rule variants (cards only, raises, face-down
+cards) share one node layout and one builder (the numba kernels that expand a deal), so that
+every solver reads the same tree.
 """
 
 from dataclasses import dataclass

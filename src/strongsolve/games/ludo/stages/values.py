@@ -30,6 +30,10 @@ every other value fixed until they settle, so a pass loop (a piece one cell befo
 probability 5/6) costs no sweeps. Each update applies the Bellman equation of the race to current
 values, so the sweeps reach the fixed point of the expansion solver's Gauss-Seidel iteration (the
 race's unique one); only the path differs.
+
+Why one module of more than 500 lines: the solver's numba kernels (choice and capture tables,
+the sweep by levels of progress) and its driver (memory check, threads, checkpoints) share the
+index of the value matrix described above.
 """
 
 import math

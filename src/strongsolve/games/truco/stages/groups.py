@@ -1,9 +1,14 @@
 """Stage driver: solve the groups of the 11 row with discounted CFR, write them, summarise them.
 
-Run as ``strongsolve truco solve-group``, ``row11-summary``, ``abstraction-sizes`` (one Snakemake job per
-group, see workflow/rules/truco.smk). A group (subgames.py) holds the scores that depend on each
+Run as ``strongsolve truco solve-group``, ``row11-summary``, ``abstraction-sizes`` (one Snakemake
+job per group, see workflow/rules/truco.smk). A group (subgames.py) holds the scores that depend on each
 other through three tied tricks, for all nine vira classes; it is iterated to a fixed point of the
 continuation values ``W`` of its own scores, warm-starting each subgame's CFR from the last round.
+
+Why one module of more than 500 lines: the group's fixed point, the solve of one subgame (the
+choice of CFR kernel or LP), its checkpoints and its record share the solver parameters
+(:data:`DEFAULTS`) and the record's format; the score grid's tier driver (``stages/grid.py``)
+reuses the same subgame solve, so the kernel is chosen in one place.
 """
 
 import json

@@ -13,8 +13,8 @@
 # `truco.deck: [cards]` solves a small deck under results/truco_deck_<cards>.
 import json
 
-from strongsolve.games.truco.stages.grid import (TIERS, TIER_LOWEST_MIN, deck_from_config, deck_root, tier_csv,
-                                          tier_inputs)
+from strongsolve.games.truco.stages.grid import (TIERS, TIER_LOWEST_MIN, deck_from_config,
+                                                 deck_root, tier_csv, tier_inputs)
 from strongsolve.games.truco.sizes import tier_job_mb
 from strongsolve.games.truco.subgames import group_dependencies
 

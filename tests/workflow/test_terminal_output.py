@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from naive import g2048 as naive_g2048
-from naive import ludo as naive_ludo
+from naive import ludo as ref_ludo
 from naive import shutbox as naive_shutbox
 from strongsolve.games.g2048.stages import pipeline
 from strongsolve.headline import headline
@@ -77,10 +77,10 @@ def test_a_run_ends_with_the_answers_of_every_game(small_run):
                              "at the end") == pytest.approx(
         float(naive_shutbox.standard_value(5, 2, "min-sum")), rel=1e-11)
     assert number_after(out, "Ludo race, one piece, the board's die: expected rolls") == \
-        pytest.approx(float(naive_ludo.ludo_expected_rolls(naive_ludo(3))[0]), rel=1e-9)
+        pytest.approx(float(ref_ludo.ludo_expected_rolls(naive_ludo(3))[0]), rel=1e-9)
     assert number_after(out, "Ludo race, one piece, die 'loaded': expected rolls") == \
-        pytest.approx(float(naive_ludo.ludo_expected_rolls(naive_ludo(LOADED))[0]), rel=1e-9)
-    race = naive_ludo.race_values(naive_ludo(3), 1)[(0,), (0,)]
+        pytest.approx(float(ref_ludo.ludo_expected_rolls(naive_ludo(LOADED))[0]), rel=1e-9)
+    race = ref_ludo.race_values(naive_ludo(3), 1)[(0,), (0,)]
     assert number_after(out, "Ludo race, race of 1 piece(s) each: the first player wins with "
                              "probability") == pytest.approx(race, abs=1e-9)
     assert "Truco" not in out  # not a game of this run
@@ -192,13 +192,13 @@ def test_a_race_prints_a_progress_line_per_sweep(tmp_path, capsys):
 
     board = tmp_path / "race.yaml"
     board.write_text("length: 6\njumps: {2: 4, 5: 1}\nsafe: [3]\ndie: 3\n")  # RACE_BOARD
-    # naive_ludo.race_values plays today's rule (the board default is now the design's rule)
+    # ref_ludo.race_values plays today's rule (the board default is now the design's rule)
     assert main(["ludo", "race", str(board), "--pieces", "2", "--tol", "1e-10", "--json",
                  "--pass-by-overshoot", "false"]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert out["win_probability"] == pytest.approx(
-        naive_ludo.race_values(naive_ludo(3), 2)[(0, 0), (0, 0)], abs=1e-8)
+        ref_ludo.race_values(naive_ludo(3), 2)[(0, 0), (0, 0)], abs=1e-8)
     changes = [float(c) for c in re.findall(r"^  sweep \d+: largest change (\S+)$", captured.err,
                                             flags=re.M)]
     assert len(changes) == out["sweeps"] > 1  # one line per sweep, the last one within the tolerance

@@ -20,9 +20,9 @@ The workflow's Truco jobs (workflow/rules/truco.smk) run these too:
 
 - ``strongsolve truco abstraction-sizes --out CSV``: the abstraction sizes per vira class;
 - ``strongsolve truco solve-group --x X --results DIR [--params JSON] [--workers N]``: one group of
-  the 11 row (games/truco/solve.py); ``strongsolve truco row11-summary --results DIR --out CSV``;
+  the 11 row (games/truco/stages/groups.py); ``strongsolve truco row11-summary --results DIR --out CSV``;
 - ``strongsolve truco grid-tier --tier T --results DIR --out CSV [--min-score M] [--deck JSON]
-  [--params JSON] [--workers N]``: one tier of the score grid (games/truco/grid.py);
+  [--params JSON] [--workers N]``: one tier of the score grid (games/truco/stages/grid.py);
   ``strongsolve truco grid-summary --results DIR --out CSV [--min-score M] [--deck JSON]``.
 """
 
@@ -97,7 +97,7 @@ def _register_stages(sub):
     s.add_argument("--out", required=True)
     s.set_defaults(handler=_row11_summary)
     t = sub.add_parser("grid-tier", help="solve one tier of the score grid (the region of min_score)")
-    t.add_argument("--tier", required=True, help="row11, t1, t2, t3 or t4 (games/truco/grid.py)")
+    t.add_argument("--tier", required=True, help="row11, t1, t2, t3 or t4 (games/truco/stages/grid.py)")
     _region_options(t)
     _solver_options(t)
     t.add_argument("--out", required=True, help="CSV of the tier's subgames, written at the end")

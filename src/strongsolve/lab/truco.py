@@ -3,7 +3,7 @@
 Score and dealer pick the role-ordered subgame (mano, the non-dealer, first); the vira picks its
 class, so vira 2 and vira 3 (one class) show the same mix, each with its own card labels. The grid
 shows all 144 x 9 subgames, solved ones coloured. Everything is read through
-:func:`games.truco.store.list_solved` and :func:`commands.truco.policy` (``strongsolve truco``).
+:func:`games.truco.saved.list_solved` and :func:`games.truco.advice.policy` (``strongsolve truco``).
 """
 
 import random

@@ -1,7 +1,7 @@
 """Truco atlas, line of play: both hands of a deal (typed or dealt at random, seeded) and the
 equilibrium mix at every decision along a line the user clicks through.
 
-Each decision is answered by :func:`commands.truco.policy_line` (``strongsolve truco policy
+Each decision is answered by :func:`games.truco.advice.policy_line` (``strongsolve truco policy
 --line``) for the player to act, with that player's hand, so the page shows the CLI's numbers. The
 state travels in the URL (hands, line); a fold ends the line (``fold`` as its last token, which the
 lab strips before asking the CLI, since a line never holds a fold). Abstract card classes are shown

@@ -1,5 +1,5 @@
 """Truco, play a hand against the equilibrium: the bot samples each of its actions from the solved
-mix (:func:`commands.truco.policy_line`, the numbers of ``strongsolve truco policy --line``) with a
+mix (:func:`games.truco.advice.policy_line`, the numbers of ``strongsolve truco policy --line``) with a
 generator seeded by the seed and the decision's index; when the hand is over, each of the user's
 decisions is shown with the value of every action it had.
 

@@ -14,7 +14,7 @@ first subgame by their reach there, ``second`` those of the second subgame by th
 Matching: an information set is (player, hand as a multiset of strength classes, public history:
 the strength classes played, with the raises and answers between them). The stored key holds an index
 into the subgame's own ``hands`` array, which depends on the deck and the vira class, so hands are
-matched through their classes. Strength classes are relative ranks (abstraction.py: the nine common
+matched through their classes. Strength classes are relative ranks (encoding.py: the nine common
 ranks in order, then the four manilhas), so across vira classes a hand keeps its strengths, not its
 face ranks. Histories are compared across kinds of tree too: a hand of eleven and a hand with raises
 share the histories without raises. An information set with no counterpart in the other subgame (a

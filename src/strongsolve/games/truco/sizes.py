@@ -97,7 +97,7 @@ def raise_tree_sizes(cap, caps=(4, 4), three_ties="nobody", infosets=True, hands
     Parameters
     ----------
     cap : int array (13,)
-        Unseen cards per strength class (``abstraction.class_capacities``).
+        Unseen cards per strength class (``encoding.class_capacities``).
     caps : (int, int)
         Raise caps of mano and pé (``pruning.raise_caps``).
     three_ties : {"nobody", "mano"}

@@ -1,7 +1,7 @@
 """Subgames of a Truco match: one hand, keyed by the role-ordered score and the vira class.
 
 A subgame ``(a, b, c)`` is a hand with mano at ``a`` points, pé at ``b`` (0..11 each) and a vira of
-class ``c`` (abstraction.py): 144 scores x 9 classes = 1296. Its value is mano's match-win
+class ``c`` (encoding.py): 144 scores x 9 classes = 1296. Its value is mano's match-win
 probability. After a hand scoring ``(pm, pp)`` the score is ``(a + pm, b + pp)``; reaching 12 ends
 the match, otherwise the next hand has the roles swapped (the dealer rotates), so its role-ordered
 score is ``(b + pp, a + pm)`` and the old mano wins with ``1 - W(b + pp, a + pm)``, where

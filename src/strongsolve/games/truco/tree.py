@@ -1,7 +1,7 @@
 """Game tree of one Truco hand over any deck of typed cards, as a ``TabularGame``.
 
 A deck is a list of card *types* with a trick strength each and a number of unseen copies: the
-abstract deck of abstraction.py (13 strength classes) or a physical deck (one type per card). Rules
+abstract deck of encoding.py (13 strength classes) or a physical deck (one type per card). Rules
 are those of rules.py (``HandState``), in three variants:
 
 - the hands of the 11 row, without raises: a hand of eleven (the player at 11 first plays the hand

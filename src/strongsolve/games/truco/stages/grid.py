@@ -60,7 +60,7 @@ class Deck:
 
 
 def full_deck():
-    """The 40-card deck and its nine vira classes (abstraction.py)."""
+    """The 40-card deck and its nine vira classes (encoding.py)."""
     return Deck("full", ab.vira_class_probabilities(),
                 [ab.class_capacities(c) for c in range(ab.N_VIRA_CLASSES)])
 

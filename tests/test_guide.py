@@ -92,9 +92,12 @@ def runnable_blocks(text):
 
 
 def plain_commands(text):
-    """The command lines of the ``sh`` blocks not marked runnable, without their trailing comments."""
+    """The command lines of the ``sh`` blocks not marked runnable, without their trailing comments,
+    and the ``$ `` lines of the ``console`` blocks (a command shown with its output)."""
     commands = []
     for info, body, marked in fenced_blocks(text):
+        if info == "console":
+            commands += [line[2:].strip() for line in body.splitlines() if line.startswith("$ ")]
         if info != "sh" or marked:
             continue
         for line in body.splitlines():
@@ -109,6 +112,7 @@ def test_fenced_blocks_parse_marked_blocks_and_outputs():
             "```sh\nstrongsolve lab   # comment\n```\n")
     assert runnable_blocks(text) == [("echo a", ["a"])]
     assert plain_commands(text) == ["strongsolve lab"]
+    assert plain_commands("```console\n$ strongsolve inspect RUN\nRUN: 2x3\n```\n") == ["strongsolve inspect RUN"]
     with pytest.raises(ValueError, match="not followed by a ```text block"):
         runnable_blocks(MARKER + "\n```sh\necho a\n```\n")
     with pytest.raises(ValueError, match="never closed"):
@@ -191,6 +195,9 @@ def test_readme_runnable_block(workdir, index):
 
 
 PLAIN = plain_commands(README.read_text(encoding="utf-8"))
+# the design pages' commands are checked the same way (their outputs come from runs of other sizes)
+DOCS_PLAIN = [c for page in sorted((ROOT / "docs").glob("*.md"))
+              for c in plain_commands(page.read_text(encoding="utf-8"))]
 
 
 def strongsolve_subcommand(line):
@@ -205,7 +212,7 @@ def strongsolve_subcommand(line):
     return sub
 
 
-@pytest.mark.parametrize("line", [c for c in PLAIN if c.startswith("strongsolve ")])
+@pytest.mark.parametrize("line", sorted({c for c in PLAIN + DOCS_PLAIN if c.startswith("strongsolve ")}))
 def test_readme_strongsolve_command_exists(line):
     sub = strongsolve_subcommand(line)
     result = run(shlex.join(["strongsolve", *sub, "--help"]), ROOT, timeout=60)
@@ -213,7 +220,7 @@ def test_readme_strongsolve_command_exists(line):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("line", [c for c in PLAIN if c.startswith("snakemake ")])
+@pytest.mark.parametrize("line", sorted({c for c in PLAIN + DOCS_PLAIN if c.startswith("snakemake ")}))
 def test_readme_snakemake_command_plans(workdir, line):
     result = run(f"{line} -n --quiet", workdir, timeout=120)
     assert result.returncode == 0, f"README: {line}\nfails a dry run:\n{result.stdout[-3000:]}"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...kernels import forest_cfr
+from ...kernels import forest_cfr, public_cfr
 from ...kernels.cfr import reach_probabilities, solve
 from ...kernels.options import njit
 from ...kernels.sequence_lp import solve_lp
@@ -32,19 +32,22 @@ from .pruning import PRUNE_MODES, player_prune_is_lossless, raise_caps
 from .subgames import (eleven_player, group_dependencies, in_row11, raise_utility_table,
                        row11_groups, utility_table)
 from .forest import build_raise_forest
+from .public_tree import build_public_raise_tree
 from .tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
                 max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1,
                 prune="min", solver="auto", face_down=False)
 ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in random order
-# CFR of the raise subgames: kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the
-# TabularGame of kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter.
-# "auto" takes the forest from FOREST_MIN_DEALS deal pairs on: below, the tabular passes are faster
-# (a 7-card deck's grid took 1.3-3x longer with the forest, measured 2026-12-01) and fit anyway.
+# CFR of the raise subgames: kernels/public_cfr.py (one pass over the public tree with ranges as
+# vectors), kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the TabularGame of
+# kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter. "auto" takes
+# the public tree from FOREST_MIN_DEALS deal pairs on (about 4x less CPU per iteration than the
+# forest on a full-deck t1 subgame, bench/RECORD.md 2026-12-04): below, the tabular passes are
+# faster (a 7-card deck's grid took 1.3-3x longer with the forest, measured 2026-12-01).
 # "lp": the exact sequence-form LP (kernels/sequence_lp.py) on every subgame, 11 row included, for
 # decks below FOREST_MIN_DEALS deal pairs, where the CFR's error would add up along the chain
-SOLVERS = ("auto", "forest", "tabular", "lp")
+SOLVERS = ("auto", "public", "forest", "tabular", "lp")
 FOREST_MIN_DEALS = 1000
 
 
@@ -131,9 +134,9 @@ def check_params(params):
         raise ValueError(f"bad prune {prm['prune']!r}: allowed {PRUNE_MODES}")
     if prm["solver"] not in SOLVERS:
         raise ValueError(f"bad solver {prm['solver']!r}: allowed {SOLVERS}")
-    if prm["face_down"] is True and prm["solver"] == "forest":
-        raise ValueError("face_down: true needs solver: tabular or auto (the forest CFR has no "
-                         "covered cards yet)")
+    if prm["face_down"] is True and prm["solver"] in ("forest", "public"):
+        raise ValueError(f"face_down: true needs solver: tabular or auto (the {prm['solver']} CFR "
+                         "has no covered cards: a covered card's type is private)")
     if not isinstance(prm["face_down"], bool):
         raise ValueError(f"bad face_down {prm['face_down']!r}: allowed true or false (rules.py: cards "
                          "played face down from the second trick on)")
@@ -528,9 +531,10 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
             prune = "min"
         # the forest is built without covered cards (games/truco/forest.py): face-down trees are
         # tabular (check_params refuses solver "forest" with face_down)
-        if prm["solver"] == "forest" or (prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS
-                                         and not prm["face_down"]):
-            return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr)
+        if prm["solver"] in ("forest", "public") or (
+                prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS and not prm["face_down"]):
+            return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr,
+                                 public=prm["solver"] != "forest")
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
                                raise_caps=raise_caps(*s, prune), face_down=prm["face_down"])
@@ -551,12 +555,16 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
                    tree.infoset_key, tree.hands, t0, c0, tree.face_down)
 
 
-def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr):
-    """``_solve_one`` for a raise subgame with kernels/forest_cfr.py (never the whole tree);
-    ``cfr`` holds the solver's ``max_iterations`` and ``checkpoint``."""
+def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, public=False):
+    """``_solve_one`` for a raise subgame with kernels/forest_cfr.py, or with ``public``
+    kernels/public_cfr.py (never the whole per-deal tree; both lay the action slots out by
+    information-set key, so accumulators pass between them); ``cfr`` holds the solver's
+    ``max_iterations`` and ``checkpoint``. The record's ``n_nodes`` counts the solver's nodes:
+    per-deal nodes for the forest, public nodes (terminals included) for the public tree."""
     hands, pairs, weights = deck
-    forest = build_raise_forest(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                                three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
+    build = build_public_raise_tree if public else build_raise_forest
+    forest = build(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                   three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
     forest.set_utilities(table)
     if own is not None:
         warm = (unmapped(own[0]), unmapped(own[1]), *own[2:])
@@ -567,10 +575,11 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr):
         del src  # before the solver's accumulators: the job's peak is one subgame's arrays
     else:
         warm = None
-    res = forest_cfr.solve(forest, target_nash_conv=prm["target_nash_conv"],
-                           check_every=prm["check_every"], warm_start=warm,
-                           overwrite_warm_start=True, progress=_progress_line(s, c), **cfr)
-    return _record(s, c, table, prune, forest.raise_caps, forest.n_nodes, forest.n_infosets,
+    res = (public_cfr if public else forest_cfr).solve(
+        forest, target_nash_conv=prm["target_nash_conv"], check_every=prm["check_every"],
+        warm_start=warm, overwrite_warm_start=True, progress=_progress_line(s, c), **cfr)
+    n_nodes = forest.n_public_nodes if public else forest.n_nodes
+    return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
                    forest.infoset_key, forest.hands, t0, c0)
 

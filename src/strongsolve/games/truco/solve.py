@@ -480,19 +480,45 @@ class Partial:
                 old.unlink()
 
 
-def _progress_line(s, c, every=60.0):
-    """A ``progress`` callback for the CFR solvers that prints a subgame's iterations and the
-    NashConv of its last check to stderr at most once per ``every`` seconds (a full-deck raise
-    subgame runs for minutes)."""
+def _progress_line(s, c, every=60.0, target=None):
+    """A ``progress`` callback for the CFR solvers that prints a subgame's score, vira class,
+    iterations, the NashConv of its last check and, from the second check on, an estimated time
+    left to ``target`` to stderr at most once per ``every`` seconds (a full-deck raise subgame runs
+    for minutes). The estimate extends the last two checks' power law ``NashConv ~ t^-p`` (as
+    ``kernels.cfr.next_check``) at this solve's seconds per iteration."""
     last = [0.0]
+    first = []
+    checks = []
 
     def progress(iterations, nash_conv, seconds):
-        if seconds - last[0] >= every:
-            last[0] = seconds
-            measured = "not checked yet" if nash_conv is None else f"{nash_conv:.2e} at the last check"
-            print(f"  score {s[0]}-{s[1]} class {c}: iteration {iterations}, nash_conv {measured}, "
-                  f"after {seconds:.0f} s", file=sys.stderr, flush=True)
+        if not first:
+            first.append(iterations)
+        if nash_conv is not None and (not checks or checks[-1][1] != nash_conv):
+            checks.append((iterations, nash_conv))  # a new check
+        if seconds - last[0] < every:
+            return
+        last[0] = seconds
+        measured = "not checked yet" if nash_conv is None else f"{nash_conv:.2e} at the last check"
+        print(f"  score {s[0]}-{s[1]} vira class {c}: iteration {iterations}, nash_conv {measured}, "
+              f"after {seconds:.0f} s{_eta(checks, iterations, seconds, first[0], target)}",
+              file=sys.stderr, flush=True)
     return progress
+
+
+def _eta(checks, iterations, seconds, first, target):
+    """``", ETA <n> s"`` from the last two (iterations, NashConv) checks, or "" (see
+    ``_progress_line``)."""
+    if target is None or len(checks) < 2 or iterations <= first:
+        return ""
+    (t0, e0), (t1, e1) = checks[-2], checks[-1]
+    if e1 <= target:
+        return ", ETA 0 s"
+    if not (0 < e1 < e0 and t1 > t0 > 0):
+        return ""
+    p = np.log(e0 / e1) / np.log(t1 / t0)
+    left = max(0.0, t1 * (e1 / target) ** (1 / p) - iterations)
+    per = seconds / (iterations - first + 1)  # the first step's iterations ran before the first call
+    return f", ETA {left * per:.0f} s (NashConv ~ t^-{p:.2f})"
 
 
 def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
@@ -548,7 +574,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
     else:
         res = solve(tree.game, target_nash_conv=prm["target_nash_conv"],
                     check_every=prm["check_every"], warm_start=warm, validate=validate,
-                    progress=_progress_line(s, c), **cfr)
+                    progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     reach = reach_probabilities(tree.game, res.strategy)
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
@@ -577,7 +603,8 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         warm = None
     res = (public_cfr if public else forest_cfr).solve(
         forest, target_nash_conv=prm["target_nash_conv"], check_every=prm["check_every"],
-        warm_start=warm, overwrite_warm_start=True, progress=_progress_line(s, c), **cfr)
+        warm_start=warm, overwrite_warm_start=True,
+        progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     n_nodes = forest.n_public_nodes if public else forest.n_nodes
     return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,

@@ -1,7 +1,6 @@
 """The per-subgame progress line of a raise solve: score, vira class, iteration, NashConv and the
 time left estimated from the last two checks' power law."""
 
-
 from strongsolve.games.truco.solve import _eta, _progress_line
 
 

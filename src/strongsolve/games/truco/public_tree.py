@@ -88,11 +88,18 @@ def _feasible(set_ptr, set_hand, weights, weights_t):
 
 
 @njit
-def _any_feasible(ok, p, set_ptr, set_hand, s, so):
-    for j in range(set_ptr[s], set_ptr[s + 1]):
-        if ok[p, set_hand[j], so]:
-            return True
-    return False
+def _sets_feasible(ok, set_ptr, set_hand):
+    """``both[p, s, so]``: some hand of set s may be dealt to p beside some hand of set so."""
+    n_sets = set_ptr.shape[0] - 1
+    both = np.zeros((2, n_sets, n_sets), np.bool_)
+    for p in range(2):
+        for s in range(n_sets):
+            for so in range(n_sets):
+                for j in range(set_ptr[s], set_ptr[s + 1]):
+                    if ok[p, set_hand[j], so]:
+                        both[p, s, so] = True
+                        break
+    return both
 
 
 @njit
@@ -105,7 +112,8 @@ def _grow(a, n):
 
 
 @njit
-def _build(strengths, n_hands, set_ptr, set_hand, add, ok, three_ties_mano, top, cap=1 << 16,
+def _build(strengths, n_hands, set_ptr, set_hand, set_pos, add, ok, both, three_ties_mano, top,
+           cap=1 << 16,
            ecap=1 << 20):
     """Breadth-first public tree of a raise hand; returns the node arrays and, per (node, acting
     hand), the legal-children mask and the information-set key (-1: no information set)."""
@@ -156,7 +164,7 @@ def _build(strengths, n_hands, set_ptr, set_hand, add, ok, three_ties_mano, top,
         else:
             for t in range(n_types):
                 c = add[sa, t]
-                if c >= 0 and _any_feasible(ok, mover, set_ptr, set_hand, c, so):
+                if c >= 0 and both[mover, c, so]:
                     kids[nk] = t
                     nk += 1
             if level[x] < top[mover] and (raiser[x] < 0 or raiser[x] == mover):
@@ -244,12 +252,7 @@ def _build(strengths, n_hands, set_ptr, set_hand, add, ok, three_ties_mano, top,
             for j in range(nk):
                 legal = True
                 if pe < 0 and kids[j] >= 0:
-                    c = add[sa, kids[j]]
-                    legal = False
-                    for y in range(set_ptr[c], set_ptr[c + 1]):
-                        if set_hand[y] == h:
-                            legal = True
-                            break
+                    legal = set_pos[add[sa, kids[j]], h] >= 0
                 if legal:
                     m |= 1 << j
                     k += 1
@@ -300,13 +303,17 @@ def build_public_raise_tree(strengths, hands, pairs, weights, three_ties="nobody
     set_ptr, set_hand, add = hand_sets(hands, len(strengths))
     ok = _feasible(set_ptr, set_hand, W, np.ascontiguousarray(W.T))
     top = np.array(raise_caps if raise_caps is not None else (N_LEVELS - 1,) * 2, np.int64)
+    set_pos = np.full((len(set_ptr) - 1, n_hands), -1, np.int32)
+    for s in range(len(set_ptr) - 1):
+        set_pos[s, set_hand[set_ptr[s]:set_ptr[s + 1]]] = np.arange(set_ptr[s + 1] - set_ptr[s])
     player, outcome, first, nchild, nset, hand_ptr, mask, key = _build(
-        strengths, n_hands, set_ptr, set_hand, add, ok, three_ties == "mano", top)
+        strengths, n_hands, set_ptr, set_hand, set_pos, add, ok,
+        _sets_feasible(ok, set_ptr, set_hand), three_ties == "mano", top)
     has = key >= 0
     keys, inv = np.unique(key[has], return_inverse=True)
     if len(keys) != int(has.sum()):
         raise AssertionError("two (node, hand) pairs share an information-set key")
-    nact = np.array([bin(int(m)).count("1") for m in mask[has]], np.int64)
+    nact = np.unpackbits(mask[has].astype(">u2").view(np.uint8).reshape(-1, 2), axis=1).sum(1)
     infoset_ptr = np.zeros(len(keys) + 1, np.int64)
     infoset_ptr[1:][inv.ravel()] = nact
     np.cumsum(infoset_ptr, out=infoset_ptr)

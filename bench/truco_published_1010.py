@@ -1,0 +1,64 @@
+"""Our 10-10 subgames beside the public solver's published 10x10 values.
+
+The published values (``bench/data/truco_published_10x10.txt``, with its source) are player 0's
+per-dealer game values v on the +-1 scale; the match-win probability is (1 + v) / 2. Ours are
+mano's match-win probability of each stored 10-10 subgame (games/truco/grid.py layout). Prints
+JSON: per vira class ours, theirs, the difference, our NashConv and iterations, and the averages
+(ours weighted by the vira classes' probabilities, theirs likewise under the same numbering).
+
+    python bench/truco_published_1010.py results/tier_run
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+from strongsolve.games.truco import abstraction as ab
+from strongsolve.games.truco.grid import stored_path
+from strongsolve.games.truco.store import read_subgame
+
+PUBLISHED = Path(__file__).with_name("data") / "truco_published_10x10.txt"
+
+
+def published(path=PUBLISHED):
+    """{class: (iterations, epsilon, win probability)} of the published file ('#' comments)."""
+    out = {}
+    for line in Path(path).read_text().splitlines():
+        if line and not line.startswith("#"):
+            c, it, eps, v = line.split()
+            out[int(c)] = (int(it), float(eps), (1.0 + float(v)) / 2.0)
+    return out
+
+
+def compare(root, pub=None):
+    """The comparison printed by :func:`main` (a dict) for the results directory ``root``."""
+    pub = published() if pub is None else pub
+    probs = ab.vira_class_probabilities()
+    rows = []
+    for c in range(ab.N_VIRA_CLASSES):
+        path = stored_path(root, 10, 10, c)
+        if path is None:
+            continue
+        attrs = read_subgame(path, arrays=False)[0]
+        it, eps, theirs = pub[c]
+        rows.append(dict(vira_class=c, ours=attrs["value"], theirs=theirs,
+                         ours_minus_theirs=attrs["value"] - theirs, our_nash_conv=attrs["nash_conv"],
+                         our_iterations=attrs["iterations"], their_epsilon=eps,
+                         their_iterations=it, solver=attrs.get("params", {}).get("solver")))
+    out = dict(root=str(root), classes=len(rows), rows=rows)
+    if len(rows) == ab.N_VIRA_CLASSES:
+        out["ours_average"] = sum(probs[r["vira_class"]] * r["ours"] for r in rows)
+        out["theirs_average"] = sum(probs[r["vira_class"]] * r["theirs"] for r in rows)
+        out["difference_range"] = [min(r["ours_minus_theirs"] for r in rows),
+                                   max(r["ours_minus_theirs"] for r in rows)]
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results", help="a results directory holding the t1 tier")
+    print(json.dumps(compare(ap.parse_args().results), indent=1))
+
+
+if __name__ == "__main__":
+    main()

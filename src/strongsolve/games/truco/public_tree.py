@@ -113,30 +113,27 @@ def _grow(a, n):
 
 @njit
 def _build(strengths, n_hands, set_ptr, set_hand, set_pos, add, ok, both, three_ties_mano, top,
-           cap=1 << 16,
-           ecap=1 << 20):
+           cap=1 << 16, ecap=1 << 20):
     """Breadth-first public tree of a raise hand; returns the node arrays and, per (node, acting
     hand), the legal-children mask and the information-set key (-1: no information set)."""
     n_types = strengths.shape[0]
     base = n_types + 1
-
     player = np.full(cap, -1, np.int8)
     outcome = np.full(cap, -1, np.int32)
     first = np.zeros(cap, np.int64)
     nchild = np.zeros(cap, np.int32)
     nset = np.zeros((cap, 2), np.int32)
-    # public state per node
+    # public state per node (small ints in bytes: the full-deck t1 tree has 12 M nodes)
     code = np.ones(cap, np.int64)
-    rcode = np.zeros(cap, np.int64)
-    level = np.zeros(cap, np.int64)
-    raiser = np.full(cap, -1, np.int64)
-    pend = np.full(cap, -1, np.int64)
-    leader = np.zeros(cap, np.int64)
-    lead = np.full(cap, -1, np.int64)  # the leading card's type in the open trick, -1 none
-    res = np.zeros((cap, 3), np.int64)
-    nt = np.zeros(cap, np.int64)
-    played = np.zeros(cap, np.int64)
-
+    rcode = np.zeros(cap, np.int32)
+    level = np.zeros(cap, np.int8)
+    raiser = np.full(cap, -1, np.int8)
+    pend = np.full(cap, -1, np.int8)
+    leader = np.zeros(cap, np.int8)
+    lead = np.full(cap, -1, np.int8)  # the leading card's type in the open trick, -1 none
+    res = np.zeros((cap, 3), np.int8)
+    nt = np.zeros(cap, np.int8)
+    played = np.zeros(cap, np.int8)
     e_mask = np.zeros(ecap, np.uint16)
     e_key = np.full(ecap, -1, np.int64)
     hand_ptr = np.zeros(cap + 1, np.int64)

@@ -5,8 +5,9 @@ game values v on the +-1 scale in the game where player 0 deals (dealer 0), so p
 the player who plays second; its match-win probability is (1 + v) / 2. Ours: pé's match-win
 probability, one minus the stored value (mano's) of each 10-10 subgame (games/truco/grid.py
 layout), or, while the 10-10 group is still being solved, its last fixed-point round's record
-in the group's spill folder (marked "spilled"). Prints JSON: per vira class ours, theirs, the difference, our NashConv and iterations,
-and the averages (weighted by the vira classes' probabilities, theirs under the same numbering).
+in the group's spill folder (marked "spilled"). Prints JSON: per vira class ours, theirs, the
+difference, our NashConv, iterations and CPU seconds, and the averages (weighted by the vira
+classes' probabilities, theirs under the same numbering).
 
     python bench/truco_published_1010.py results/tier_run
 """

@@ -22,10 +22,12 @@ Arithmetic: DCFR as ``kernels.cfr.solve`` (alternating updates p = 0 then 1, the
 from all regrets before each player's update, p's regrets discounted then increased by the
 iteration's regret, the strategy sums discounted then increased by the own-reach-weighted strategy
 summed over the deals where the information set occurs). The per-deal solvers add the same terms
-deal by deal; here they arrive summed over the opponent's hands first, so regrets and strategy sums
-equal the per-deal solvers' up to round-off (tests/test_public_cfr.py), and the average strategy,
-the values and NashConv (``evaluate``: exact best responses on the public tree) are those of the
-same game. The strategy sum of an information set carries the number of deals in which it occurs
+deal by deal; here they arrive summed over the opponent's hands first, so from the same
+accumulators each update's regrets and strategy sums equal the per-deal solvers' up to round-off
+(tests/test_public_cfr.py), and the values and NashConv (``evaluate``: exact best responses on
+the public tree) are those of the same game. Whole runs are not bit-identical: a regret that is
+zero in exact arithmetic (two card orders with one outcome) may be 0.0 in one solver and 1e-17 in
+the other, and regret matching turns that into a uniform or a pure strategy there. The strategy sum of an information set carries the number of deals in which it occurs
 (``hand_count``), as the per-deal sums do; the average strategy does not depend on it.
 
 Layout (``PublicGame``): inner nodes in breadth-first order (a parent before its children);

@@ -200,3 +200,33 @@ def test_grid_driver_gives_the_forest_record_with_the_public_solver():
         assert f[k] == p[k], k
     for k in ("infoset_ptr", "infoset_key", "hands"):
         assert np.array_equal(f["arrays"][k], p["arrays"][k]), k
+
+
+@pytest.mark.parametrize("score,solver,expected", [((10, 10), "auto", "public"),
+                                                   ((7, 7), "auto", "public"),
+                                                   ((4, 4), "auto", "forest"),
+                                                   ((1, 1), "auto", "forest"),
+                                                   ((1, 1), "public", "public"),
+                                                   ((10, 10), "forest", "forest")])
+def test_auto_takes_the_public_tree_in_the_tiers_of_measured_memory(monkeypatch, score, solver,
+                                                                     expected):
+    import strongsolve.games.truco.solve as solve_module
+
+    class Built(Exception):
+        pass
+
+    def recorder(name):
+        def build(*args, **kwargs):
+            raise Built(name, kwargs["raise_caps"])
+        return build
+
+    monkeypatch.setattr(solve_module, "build_public_raise_tree", recorder("public"))
+    monkeypatch.setattr(solve_module, "build_raise_forest", recorder("forest"))
+    deck = _full_slice(3)
+    assert len(deck[1]) >= solve_module.FOREST_MIN_DEALS
+    table = np.zeros(N_RAISE_OUTCOMES)
+    with pytest.raises(Built) as built:
+        _solve_one(score, 0, deck, table, check_params(dict(solver=solver)), None, None, True)
+    name, caps = built.value.args
+    assert name == expected
+    assert (max(caps) <= solve_module.PUBLIC_MAX_CAP) == (name == "public") or solver != "auto"

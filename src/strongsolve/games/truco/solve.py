@@ -42,13 +42,18 @@ ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in 
 # CFR of the raise subgames: kernels/public_cfr.py (one pass over the public tree with ranges as
 # vectors), kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the TabularGame of
 # kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter. "auto" takes
-# the public tree from FOREST_MIN_DEALS deal pairs on (about 4x less CPU per iteration than the
-# forest on a full-deck t1 subgame, bench/RECORD.md 2026-12-04): below, the tabular passes are
-# faster (a 7-card deck's grid took 1.3-3x longer with the forest, measured 2026-12-01).
+# the public tree (the forest above PUBLIC_MAX_CAP) from FOREST_MIN_DEALS deal pairs on (4.7x less
+# CPU per iteration than the forest on a full-deck t1 subgame, bench/RECORD.md 2026-12-04): below,
+# the tabular passes are faster (a 7-card deck's grid took 1.3-3x longer with the forest, measured
+# 2026-12-01).
 # "lp": the exact sequence-form LP (kernels/sequence_lp.py) on every subgame, 11 row included, for
 # decks below FOREST_MIN_DEALS deal pairs, where the CFR's error would add up along the chain
 SOLVERS = ("auto", "public", "forest", "tabular", "lp")
 FOREST_MIN_DEALS = 1000
+# "auto" takes the public tree up to this raise cap (tiers t1, t2) and the forest above: the public
+# tree's arrays and build need more memory than the forest (full deck, vira class 0, 2026-12-04:
+# t1 1.6 GiB build peak against 0.9, t2 4.5 GiB against 1.7); t3 and t4 are not measured yet
+PUBLIC_MAX_CAP = 2
 
 
 def group_scores(x):
@@ -559,8 +564,10 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
         # tabular (check_params refuses solver "forest" with face_down)
         if prm["solver"] in ("forest", "public") or (
                 prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS and not prm["face_down"]):
+            public = prm["solver"] == "public" or (prm["solver"] == "auto"
+                                                   and max(raise_caps(*s, prune)) <= PUBLIC_MAX_CAP)
             return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr,
-                                 public=prm["solver"] != "forest")
+                                 public=public)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
                                raise_caps=raise_caps(*s, prune), face_down=prm["face_down"])

@@ -79,8 +79,9 @@ class PublicGame:
         Position of hand h in set s, -1 if absent.
     hand_ptr : int64[N + 1]
         Entries of node n: ``hand_ptr[n]:hand_ptr[n + 1]``, one per hand of the actor's set.
-    hand_slot : int64[F], hand_mask : uint16[F], hand_count : float64[F]
-        First action slot (-1: no information set), legal children, deals of the information set.
+    hand_slot : int32[F], hand_mask : uint16[F], hand_count : float32[F]
+        First action slot (-1: no information set), legal children, deals of the information set
+        (an integer, exact in float32; 10 bytes per entry, 13.6 M entries in a full-deck t1 tree).
     weights : float64[H, H]
         ``W[h, h']``: probability of player 0 holding h and player 1 h' (sums to 1).
     weights_t : float64[H, H]
@@ -183,7 +184,7 @@ def _offsets(node_player, edge_ptr, child, node_set, set_ptr):
 @njit
 def _hand_counts(node_player, node_set, set_ptr, set_hand, hand_ptr, weights, weights_t):
     """Deals of each (node, acting hand): the opponent's hands in its set dealt with it."""
-    out = np.zeros(hand_ptr[-1])
+    out = np.zeros(hand_ptr[-1], np.float32)
     for x in range(node_player.shape[0]):
         a = node_player[x]
         w = weights if a == 0 else weights_t
@@ -217,8 +218,8 @@ def make_public_game(node_player, edge_ptr, child, node_set, set_ptr, set_hand, 
     Raises
     ------
     ValueError
-        On a node with more than ``MAX_CHILDREN`` children, a child before its parent, or
-        weights of the wrong shape.
+        On a node with more than ``MAX_CHILDREN`` children, a child before its parent, 2**31 action
+        slots or more, or weights of the wrong shape.
     """
     node_player = np.ascontiguousarray(node_player, np.int8)
     edge_ptr = np.ascontiguousarray(edge_ptr, np.int64)
@@ -229,6 +230,8 @@ def make_public_game(node_player, edge_ptr, child, node_set, set_ptr, set_hand, 
     parent = np.repeat(np.arange(len(node_player)), n_child)
     if np.any((child >= 0) & (child <= parent)):
         raise ValueError("children must follow their parent (breadth-first order)")
+    if len(infoset_ptr) and infoset_ptr[-1] >= 2 ** 31:
+        raise ValueError(f"{infoset_ptr[-1]} action slots: hand_slot holds at most 2**31 - 1")
     weights = np.ascontiguousarray(weights, np.float64)
     if weights.shape != (n_hands, n_hands):
         raise ValueError(f"weights must be ({n_hands}, {n_hands}); got {weights.shape}")
@@ -248,7 +251,7 @@ def make_public_game(node_player, edge_ptr, child, node_set, set_ptr, set_hand, 
     return PublicGame(node_player=node_player, edge_ptr=edge_ptr, child=child,
                       node_terminal=node_terminal, node_set=node_set, set_ptr=set_ptr,
                       set_hand=set_hand, set_pos=set_pos, hand_ptr=hand_ptr,
-                      hand_slot=np.ascontiguousarray(hand_slot, np.int64),
+                      hand_slot=np.ascontiguousarray(hand_slot, np.int32),
                       hand_mask=np.ascontiguousarray(hand_mask, np.uint16), hand_count=counts,
                       weights=weights, weights_t=weights_t, reach_off=reach_off, val_off=val_off,
                       n_reach=int(n_reach), n_val=int(n_val),

@@ -52,7 +52,7 @@ SOLVERS = ("auto", "public", "forest", "tabular", "lp")
 FOREST_MIN_DEALS = 1000
 # "auto" takes the public tree up to this raise cap (tiers t1, t2) and the forest above: the public
 # tree's arrays and build need more memory than the forest (full deck, vira class 0, 2026-12-04:
-# t1 1.6 GiB build peak against 0.9, t2 4.5 GiB against 1.7); t3 and t4 are not measured yet
+# t1 1.4 GiB build peak against 0.9, t2 4.2 GiB against 1.7); t3 and t4 are not measured yet
 PUBLIC_MAX_CAP = 2
 
 

@@ -91,6 +91,7 @@ def test_public_layout_equals_the_forest(cards, vclass, caps):
     assert np.array_equal(game.infoset_key, forest.infoset_key)
     assert np.array_equal(game.infoset_ptr, forest.infoset_ptr)
     assert game.raise_caps == forest.raise_caps
+    assert pc.deal_node_count(game) == forest.n_nodes
 
 
 @pytest.mark.parametrize("cards,vclass,caps,ties", [c + ("nobody",) for c in CASES]
@@ -196,7 +197,7 @@ def test_grid_driver_gives_the_forest_record_with_the_public_solver():
     assert f["nash_conv"] <= 1e-5 and p["nash_conv"] <= 1e-5
     assert p["value"] == pytest.approx(f["value"], abs=2e-5)
     assert p["p_nobody"] == pytest.approx(f["p_nobody"], abs=1e-2)
-    for k in ("n_infosets", "raise_caps", "prune"):
+    for k in ("n_nodes", "n_infosets", "raise_caps", "prune"):
         assert f[k] == p[k], k
     for k in ("infoset_ptr", "infoset_key", "hands"):
         assert np.array_equal(f["arrays"][k], p["arrays"][k]), k

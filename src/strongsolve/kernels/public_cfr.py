@@ -259,6 +259,31 @@ def make_public_game(node_player, edge_ptr, child, node_set, set_ptr, set_hand, 
                       utility=np.zeros(n_outcomes), extra=extra)
 
 
+@njit
+def _deal_nodes(node_player, edge_ptr, child, hand_ptr, hand_slot, hand_mask, hand_count):
+    total = 1  # the chance root
+    for x in range(node_player.shape[0]):
+        f = edge_ptr[x]
+        for e in range(hand_ptr[x], hand_ptr[x + 1]):
+            k = int(hand_count[e])
+            if hand_slot[e] >= 0:
+                total += k
+            for j in range(edge_ptr[x + 1] - f):
+                if child[f + j] < 0 and (hand_mask[e] >> j) & 1:
+                    total += k
+    return total
+
+
+def deal_node_count(game):
+    """Nodes of the same game as a per-deal tree (``kernels.forest_cfr``, ``kernels.cfr``): the
+    chance root, then per deal its decision nodes where the mover has a choice (a move with one
+    legal action has no node there) and its terminals. int; the size the per-deal solvers' CPU
+    and memory figures are quoted per."""
+    g = game
+    return int(_deal_nodes(g.node_player, g.edge_ptr, g.child, g.hand_ptr, g.hand_slot,
+                           g.hand_mask, g.hand_count))
+
+
 # ---------------------------------------------------------------- passes
 
 

@@ -592,8 +592,8 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
     """``_solve_one`` for a raise subgame with kernels/forest_cfr.py, or with ``public``
     kernels/public_cfr.py (never the whole per-deal tree; both lay the action slots out by
     information-set key, so accumulators pass between them); ``cfr`` holds the solver's
-    ``max_iterations`` and ``checkpoint``. The record's ``n_nodes`` counts the solver's nodes:
-    per-deal nodes for the forest, public nodes (terminals included) for the public tree."""
+    ``max_iterations`` and ``checkpoint``. The record's ``n_nodes`` counts the per-deal tree's
+    nodes with either solver (``public_cfr.deal_node_count``), so CPU per node stays comparable."""
     hands, pairs, weights = deck
     build = build_public_raise_tree if public else build_raise_forest
     forest = build(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
@@ -612,7 +612,7 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         forest, target_nash_conv=prm["target_nash_conv"], check_every=prm["check_every"],
         warm_start=warm, overwrite_warm_start=True,
         progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
-    n_nodes = forest.n_public_nodes if public else forest.n_nodes
+    n_nodes = public_cfr.deal_node_count(forest) if public else forest.n_nodes
     return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
                    forest.infoset_key, forest.hands, t0, c0)

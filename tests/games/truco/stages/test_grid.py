@@ -315,7 +315,7 @@ def test_a_subgame_killed_mid_solve_continues_from_its_checkpoint(tmp_path, monk
 
     checks = []
 
-    def killed_after_the_third_step(s, c, every=60.0):
+    def killed_after_the_third_step(s, c, every=60.0, target=None):
         def progress(iterations, nash_conv, seconds):
             checks.append(iterations)
             if len(checks) == 3:

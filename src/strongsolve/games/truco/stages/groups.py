@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ....kernels import forest_cfr
+from ....kernels import forest_cfr, public_cfr
 from ....kernels.cfr import reach_probabilities, solve
 from ....kernels.options import njit
 from ....kernels.sequence_lp import solve_lp
@@ -35,20 +35,28 @@ from ..pruning import PRUNE_MODES, player_prune_is_lossless, raise_caps
 from ..subgames import (eleven_player, group_dependencies, in_row11, raise_utility_table,
                         row11_groups, utility_table)
 from ..forest import build_raise_forest
+from ..public_tree import build_public_raise_tree
 from ..tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
                 max_fixed_point_rounds=8, three_ties="nobody", eleven_eleven="open", workers=1,
                 prune="min", solver="auto", face_down=False)
 ELEVEN_ELEVEN = ("open", "blind")  # the 11-11 hand: cards chosen, or played in random order
-# CFR of the raise subgames: kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the
-# TabularGame of kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter.
-# "auto" takes the forest from FOREST_MIN_DEALS deal pairs on: below, the tabular passes are faster
-# (a 7-card deck's grid took 1.3-3x longer with the forest, measured 2026-12-01) and fit anyway.
+# CFR of the raise subgames: kernels/public_cfr.py (one pass over the public tree with ranges as
+# vectors), kernels/forest_cfr.py (deal by deal, 4 bytes per node) or the TabularGame of
+# kernels/cfr.py (about 122 bytes per node); the 11 row's small trees use the latter. "auto" takes
+# the public tree (the forest above PUBLIC_MAX_CAP) from FOREST_MIN_DEALS deal pairs on (4.7x less
+# CPU per iteration than the forest on a full-deck t1 subgame, bench/RECORD.md 2026-12-04): below,
+# the tabular passes are faster (a 7-card deck's grid took 1.3-3x longer with the forest, measured
+# 2026-12-01).
 # "lp": the exact sequence-form LP (kernels/sequence_lp.py) on every subgame, 11 row included, for
 # decks below FOREST_MIN_DEALS deal pairs, where the CFR's error would add up along the chain
-SOLVERS = ("auto", "forest", "tabular", "lp")
+SOLVERS = ("auto", "public", "forest", "tabular", "lp")
 FOREST_MIN_DEALS = 1000
+# "auto" takes the public tree up to this raise cap (tiers t1, t2) and the forest above: the public
+# tree's arrays and build need more memory than the forest (full deck, vira class 0, 2026-12-04:
+# t1 1.4 GiB build peak against 0.9, t2 4.2 GiB against 1.7); t3 and t4 are not measured yet
+PUBLIC_MAX_CAP = 2
 
 
 def group_scores(x):
@@ -125,9 +133,9 @@ def check_params(params):
         raise ValueError(f"bad prune {prm['prune']!r}: allowed {PRUNE_MODES}")
     if prm["solver"] not in SOLVERS:
         raise ValueError(f"bad solver {prm['solver']!r}: allowed {SOLVERS}")
-    if prm["face_down"] is True and prm["solver"] == "forest":
-        raise ValueError("face_down: true needs solver: tabular or auto (the forest CFR has no "
-                         "covered cards yet)")
+    if prm["face_down"] is True and prm["solver"] in ("forest", "public"):
+        raise ValueError(f"face_down: true needs solver: tabular or auto (the {prm['solver']} CFR "
+                         "has no covered cards: a covered card's type is private)")
     if not isinstance(prm["face_down"], bool):
         raise ValueError(f"bad face_down {prm['face_down']!r}: allowed true or false (rules.py: cards "
                          "played face down from the second trick on)")
@@ -471,19 +479,45 @@ class Partial:
                 old.unlink()
 
 
-def _progress_line(s, c, every=60.0):
-    """A ``progress`` callback for the CFR solvers that prints a subgame's iterations and the
-    NashConv of its last check to stderr at most once per ``every`` seconds (a full-deck raise
-    subgame runs for minutes)."""
+def _progress_line(s, c, every=60.0, target=None):
+    """A ``progress`` callback for the CFR solvers that prints a subgame's score, vira class,
+    iterations, the NashConv of its last check and, from the second check on, an estimated time
+    left to ``target`` to stderr at most once per ``every`` seconds (a full-deck raise subgame runs
+    for minutes). The estimate extends the last two checks' power law ``NashConv ~ t^-p`` (as
+    ``kernels.cfr.next_check``) at this solve's seconds per iteration."""
     last = [0.0]
+    first = []
+    checks = []
 
     def progress(iterations, nash_conv, seconds):
-        if seconds - last[0] >= every:
-            last[0] = seconds
-            measured = "not checked yet" if nash_conv is None else f"{nash_conv:.2e} at the last check"
-            print(f"  score {s[0]}-{s[1]} class {c}: iteration {iterations}, nash_conv {measured}, "
-                  f"after {seconds:.0f} s", file=sys.stderr, flush=True)
+        if not first:
+            first.append(iterations)
+        if nash_conv is not None and (not checks or checks[-1][1] != nash_conv):
+            checks.append((iterations, nash_conv))  # a new check
+        if seconds - last[0] < every:
+            return
+        last[0] = seconds
+        measured = "not checked yet" if nash_conv is None else f"{nash_conv:.2e} at the last check"
+        print(f"  score {s[0]}-{s[1]} vira class {c}: iteration {iterations}, nash_conv {measured}, "
+              f"after {seconds:.0f} s{_eta(checks, iterations, seconds, first[0], target)}",
+              file=sys.stderr, flush=True)
     return progress
+
+
+def _eta(checks, iterations, seconds, first, target):
+    """``", ETA <n> s"`` from the last two (iterations, NashConv) checks, or "" (see
+    ``_progress_line``)."""
+    if target is None or len(checks) < 2 or iterations <= first:
+        return ""
+    (t0, e0), (t1, e1) = checks[-2], checks[-1]
+    if e1 <= target:
+        return ", ETA 0 s"
+    if not (0 < e1 < e0 and t1 > t0 > 0):
+        return ""
+    p = np.log(e0 / e1) / np.log(t1 / t0)
+    left = max(0.0, t1 * (e1 / target) ** (1 / p) - iterations)
+    per = seconds / (iterations - first + 1)  # the first step's iterations ran before the first call
+    return f", ETA {left * per:.0f} s (NashConv ~ t^-{p:.2f})"
 
 
 def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
@@ -522,9 +556,12 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
             prune = "min"
         # the forest is built without covered cards (games/truco/forest.py): face-down trees are
         # tabular (check_params refuses solver "forest" with face_down)
-        if prm["solver"] == "forest" or (prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS
-                                         and not prm["face_down"]):
-            return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr)
+        if prm["solver"] in ("forest", "public") or (
+                prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS and not prm["face_down"]):
+            public = prm["solver"] == "public" or (prm["solver"] == "auto"
+                                                   and max(raise_caps(*s, prune)) <= PUBLIC_MAX_CAP)
+            return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr,
+                                 public=public)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
                                raise_caps=raise_caps(*s, prune), face_down=prm["face_down"])
@@ -538,19 +575,23 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
     else:
         res = solve(tree.game, target_nash_conv=prm["target_nash_conv"],
                     check_every=prm["check_every"], warm_start=warm, validate=validate,
-                    progress=_progress_line(s, c), **cfr)
+                    progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     reach = reach_probabilities(tree.game, res.strategy)
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
                    tree.infoset_key, tree.hands, t0, c0, tree.face_down)
 
 
-def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr):
-    """``_solve_one`` for a raise subgame with kernels/forest_cfr.py (never the whole tree);
-    ``cfr`` holds the solver's ``max_iterations`` and ``checkpoint``."""
+def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, public=False):
+    """``_solve_one`` for a raise subgame with kernels/forest_cfr.py, or with ``public``
+    kernels/public_cfr.py (never the whole per-deal tree; both lay the action slots out by
+    information-set key, so accumulators pass between them); ``cfr`` holds the solver's
+    ``max_iterations`` and ``checkpoint``. The record's ``n_nodes`` counts the per-deal tree's
+    nodes with either solver (``public_cfr.deal_node_count``), so CPU per node stays comparable."""
     hands, pairs, weights = deck
-    forest = build_raise_forest(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                                three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
+    build = build_public_raise_tree if public else build_raise_forest
+    forest = build(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                   three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
     forest.set_utilities(table)
     if own is not None:
         warm = (unmapped(own[0]), unmapped(own[1]), *own[2:])
@@ -561,10 +602,12 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr):
         del src  # before the solver's accumulators: the job's peak is one subgame's arrays
     else:
         warm = None
-    res = forest_cfr.solve(forest, target_nash_conv=prm["target_nash_conv"],
-                           check_every=prm["check_every"], warm_start=warm,
-                           overwrite_warm_start=True, progress=_progress_line(s, c), **cfr)
-    return _record(s, c, table, prune, forest.raise_caps, forest.n_nodes, forest.n_infosets,
+    res = (public_cfr if public else forest_cfr).solve(
+        forest, target_nash_conv=prm["target_nash_conv"], check_every=prm["check_every"],
+        warm_start=warm, overwrite_warm_start=True,
+        progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
+    n_nodes = public_cfr.deal_node_count(forest) if public else forest.n_nodes
+    return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
                    forest.infoset_key, forest.hands, t0, c0)
 

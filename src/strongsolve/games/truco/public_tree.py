@@ -4,7 +4,7 @@ The per-deal raise tree (tree.py ``_build_raises``, forest.py) repeats the publi
 once per deal. Here each public history is one node: the played card types (face up, so public),
 the raises and their answers. A player's range at a node is a vector over the abstract hands that
 hold the cards that player has played so far (a *hand set*: the hands containing a multiset of
-types); the deal-pair table of abstraction.py weighs the opponent's range (card removal).
+types); the deal-pair table of encoding.py weighs the opponent's range (card removal).
 
 Rules and numbering are those of ``tree._build_raises`` with ``face_down=False``: at a card node
 the mover plays one of the distinct types left in their hand (ascending) or raises if a raise is

@@ -24,7 +24,7 @@ iteration's regret, the strategy sums discounted then increased by the own-reach
 summed over the deals where the information set occurs). The per-deal solvers add the same terms
 deal by deal; here they arrive summed over the opponent's hands first, so from the same
 accumulators each update's regrets and strategy sums equal the per-deal solvers' up to round-off
-(tests/test_public_cfr.py), and the values and NashConv (``evaluate``: exact best responses on
+(tests/kernels/test_public_cfr.py), and the values and NashConv (``evaluate``: exact best responses on
 the public tree) are those of the same game. Whole runs are not bit-identical: a regret that is
 zero in exact arithmetic (two card orders with one outcome) may be 0.0 in one solver and 1e-17 in
 the other, and regret matching turns that into a uniform or a pure strategy there. The strategy sum of an information set carries the number of deals in which it occurs

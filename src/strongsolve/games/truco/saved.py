@@ -176,10 +176,17 @@ def read_subgame(path, arrays=True):
     return attrs, data
 
 
+def stored_paths(results):
+    """The directories of every stored subgame under ``results`` (sorted list of Path)."""
+    return sorted(Path(results).joinpath(*GRID_DIR).glob("group_*/s*_v*.zarr"))
+
+
 def list_solved(results):
-    """Attributes of every stored subgame under ``results`` (no arrays), as a list of dicts."""
-    base = Path(results).joinpath(*GRID_DIR)
-    out = []
-    for p in sorted(base.glob("group_*/s*_v*.zarr")):
-        out.append(read_subgame(p, arrays=False)[0])
-    return out
+    """Attributes of every stored subgame under ``results`` (no arrays), as a list of dicts.
+
+    Raises
+    ------
+    CorruptResultError
+        At the first damaged subgame (:func:`read_subgame`).
+    """
+    return [read_subgame(p, arrays=False)[0] for p in stored_paths(results)]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from strongsolve import cli
 from strongsolve.lab.app import create_app
 
 from support.lab import cli_json, run_cli

@@ -48,15 +48,6 @@ def _max_age(text):
     return age
 
 
-def _games(text):
-    """``--games``: 2..MAX_GAMES (all games are held in memory at once)."""
-    from ..games.g2048.play import check_games
-    try:
-        return check_games(int(text))
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err).replace("games = ", "")) from None
-
-
 def _run(args):
     from ..games.g2048.saved import Run, check_run_directory
     run = Run(args.run_dir, args.rows, args.cols, args.p2, args.target_tile)
@@ -170,8 +161,9 @@ def _query(args):
 
 def _play(args):
     from ..games.g2048.advice import Solution, format_value
-    from ..games.g2048.play import play
+    from ..games.g2048.play import check_games, play
 
+    check_games(args.games)  # before any file is read: a bad count is named first
     sol = Solution(args.run_dir)
     policy = None
     if args.policy:
@@ -253,7 +245,7 @@ def register(subparsers):
     q.set_defaults(handler=_query)
     q = sub.add_parser("play", help="Monte Carlo games with the solved policy from random starts")
     q.add_argument("run_dir", help="solved run directory, e.g. results/2048_3x3")
-    q.add_argument("--games", type=_games, default=10000,
+    q.add_argument("--games", type=int, default=10000,
                    help="number of games (default 10000, at most 10,000,000 per run)")
     q.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON instead of text")

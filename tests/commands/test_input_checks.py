@@ -75,7 +75,7 @@ def test_shutbox_advise_refuses_a_repeated_tile(standard_result, capsys):
 def test_shutbox_advise_refuses_a_foreign_tile(standard_result, capsys):
     capsys.readouterr()
     err = refused(["shutbox", "advise", standard_result, "--open", "1 5", "--roll", "1 3"], capsys)
-    assert "--open '1 5': tile 5 is not a tile of this game; allowed: 1..4" in err
+    assert "card 5 is outside 1..4" in err
 
 
 def test_shutbox_null_probability_is_refused_not_printed_as_inf(standard_result, capsys):

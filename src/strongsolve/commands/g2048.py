@@ -1,5 +1,6 @@
 """``strongsolve 2048 ...``: the stages of the 2048 solve (run by Snakemake) and an in-process solve."""
 
+import argparse
 import json
 import sys
 
@@ -32,6 +33,19 @@ def _ages(text):
     if first < 4 or first % 2 or last % 2 or last < first:
         raise ValueError(f"--ages {text!r} is not allowed; allowed: FIRST-LAST, even ages, 4 <= FIRST <= LAST")
     return list(range(first, last + 1, 2))
+
+
+def _max_age(text):
+    """``--max-age``, checked as the workflow's schema checks ``max_age``: an even age >= 4."""
+    try:
+        age = int(text)
+    except ValueError:
+        age = None
+    if age is None or age < 4 or age % 2:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not allowed; allowed: an even age >= 4 (the last age of the forward "
+            "pass), or no --max-age to solve every age")
+    return age
 
 
 def _run(args):
@@ -147,8 +161,9 @@ def _query(args):
 
 def _play(args):
     from ..games.g2048.advice import Solution, format_value
-    from ..games.g2048.play import play
+    from ..games.g2048.play import check_games, play
 
+    check_games(args.games)  # before any file is read: a bad count is named first
     sol = Solution(args.run_dir)
     policy = None
     if args.policy:
@@ -206,11 +221,13 @@ def register(subparsers):
         q.set_defaults(handler=handler)
     q = sub.add_parser("report", help="report stage: summary.csv and solution.json")
     _add_run_args(q)
-    q.add_argument("--max-age", type=int, default=None, help="forward-only run: last age solved")
+    q.add_argument("--max-age", type=_max_age, default=None,
+                   help="forward-only run: last age solved (even, >= 4)")
     q.set_defaults(handler=_report)
     q = sub.add_parser("solve", help="every stage in this process (small boards; Snakemake is the main way)")
     _add_run_args(q)
-    q.add_argument("--max-age", type=int, default=None, help="stop after the forward pass at this age")
+    q.add_argument("--max-age", type=_max_age, default=None,
+                   help="stop after the forward pass at this age (even, >= 4)")
     _add_stage_args(q)
     q.set_defaults(handler=_solve)
     q = sub.add_parser("query", help="value and best move of a board in a solved run")
@@ -228,7 +245,8 @@ def register(subparsers):
     q.set_defaults(handler=_query)
     q = sub.add_parser("play", help="Monte Carlo games with the solved policy from random starts")
     q.add_argument("run_dir", help="solved run directory, e.g. results/2048_3x3")
-    q.add_argument("--games", type=int, default=10000, help="number of games (default 10000)")
+    q.add_argument("--games", type=int, default=10000,
+                   help="number of games (default 10000, at most 10,000,000 per run)")
     q.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     q.add_argument("--json", action="store_true", help="print JSON instead of text")
     q.add_argument("--policy", action="store_true",

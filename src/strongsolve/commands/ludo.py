@@ -346,6 +346,9 @@ def _finish_values_report(args, board, race, values, out):
 def run_advise(args):
     from ..games.ludo import advice, saved
 
+    if args.output and Path(args.output).resolve() == Path(args.result).resolve():
+        raise ValueError(f"--output {args.output} is the race solution it reads; write the advice "
+                         "to another file, e.g. --output advice.json")
     board, enc, value = saved.load_race(args.result)
     pieces = enc.tuples.shape[1]
     own, opp = _parse_position(args.position, pieces)

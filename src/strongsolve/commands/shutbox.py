@@ -164,20 +164,36 @@ def _ints(text, what):
         raise ValueError(f"{what} must be whole numbers, got {text!r}") from None
 
 
+def _tiles(text, what):
+    """The tiles written in ``text``, each once (ValueError naming a repeated one); the advice
+    checks that each is a tile of the game."""
+    tiles = _ints(text, what)
+    repeated = sorted({t for t in tiles if tiles.count(t) > 1})
+    if repeated:
+        raise ValueError(f"{what} {text!r} names tile {repeated[0]} more than once; each tile is "
+                         f"open once, e.g. --open \"{' '.join(map(str, sorted(set(tiles))))}\"")
+    return tiles
+
+
 def run_advise(args):
     from ..games.shutbox import advice, saved
 
+    _check_output(args.output)
+    if args.output and Path(args.output).resolve() == Path(args.result).resolve():
+        raise ValueError(f"--output {args.output} is the result it reads; write the advice to "
+                         "another file")
     variant, value = saved.load_values(args.result)
+    open_tiles = _tiles(args.open, "--open")
     roll = _ints(args.roll, "--roll")
     for face in roll:
         if not 1 <= face <= variant["faces"]:
             raise ValueError(f"--roll {args.roll}: face {face} is not on a die of "
                              f"{variant['faces']} faces")
     choices = advice.advise(variant["rule"], variant["objective"], variant["cards"],
-                            variant["one_die"], value, _ints(args.open, "--open"), tuple(roll))
+                            variant["one_die"], value, open_tiles, tuple(roll))
     unit = UNITS[variant["objective"]]
     out = {"game": "shutbox-advise", "result": args.result, **variant, "unit": unit,
-           "open": sorted(_ints(args.open, "--open")), "roll": roll, "choices": choices}
+           "open": sorted(open_tiles), "roll": roll, "choices": choices}
     lines = [f"open {' '.join(map(str, out['open']))}, roll {args.roll} ({variant['rule']}, "
              f"{variant['objective']}): value ({unit}) after each choice"]
     for c in choices:

@@ -8,6 +8,7 @@ g2048    2048: a board entered by clicking cells, each move's value, a game with
 shutbox  Shut the Box: open tiles and a roll -> each choice's value and the best
 ludo     Ludo races: a position and a roll -> each piece's win probability and the best
 truco    Truco atlas: score, dealer, vira -> the subgame, the grid of 1296, a hand's mix
+inputs   numbers typed into the forms, read as ASCII numbers within a range
 
 Every page reads results only through the loaders the CLI uses, so its numbers are the CLI's, and
 never writes to the results folder.

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from flask import Flask
 
+from ..store.errors import CorruptLayerError
 from . import g2048, ludo, shutbox, truco, truco_play
 from .layout import esc, render_page
 
@@ -39,6 +40,10 @@ def create_app(results="results"):
         for page in pages:
             body.append(page.status_html(app.config["RESULTS"]))
         return render_page("strongsolve lab", "\n".join(body))
+
+    @app.errorhandler(CorruptLayerError)
+    def damaged(err):  # a damaged result a page did not catch itself: its file and its repair
+        return render_page("Damaged result", errors=[str(err)])
 
     @app.errorhandler(Exception)
     def fault(err):  # a fault the pages did not foresee: a message, never a stack trace

@@ -14,9 +14,12 @@ from ..games.g2048.rules.board import DIRECTIONS, decode, encode, move, start_st
 from ..games.g2048.rules.boardtext import format_board, parse_board
 from ..games.g2048.advice import Solution, format_value
 from ..games.g2048.hints import inferred_command
+from .inputs import SEED_LIMIT, decimal_number, whole_number
 from .layout import esc, render_page, workflow_command
 
 blueprint = Blueprint("g2048", __name__)
+
+POINTS_LIMIT = 1e12  # the points a game in the URL may carry
 
 
 def run_dirs(results):
@@ -134,6 +137,8 @@ def _pick_run(errors):
     if not runs:
         errors.append("no solved 2048 run in " + str(results) + "; solve the 3x3 board with `"
                       + workflow_command(results, ["g2048"]) + "`")
+        # the runs that are there but cannot be used, each with why (a damaged file and its repair)
+        errors.extend(_unsolved_reason(p) for p in run_dirs(results) if p.name != name)
         return runs, None
     chosen = next((p for p in runs if p.name == name), runs[0])
     return runs, chosen
@@ -190,9 +195,11 @@ def play_page():
     sol = solution(chosen)
     hints = request.args.get("hints", "1") == "1"
     try:
-        seed = int(request.args.get("seed", random.randrange(1 << 30)))
-        points = float(request.args.get("points", 0))
-        step = int(request.args.get("step", 0))
+        seed = whole_number(request.args.get("seed", str(random.randrange(1 << 30))), "seed", 0,
+                            SEED_LIMIT)
+        # points a game can hold: far above any expected score, far below float's range
+        points = decimal_number(request.args.get("points", "0"), "points", 0, POINTS_LIMIT)
+        step = whole_number(request.args.get("step", "0"), "move number", 0, SEED_LIMIT)
         text = request.args.get("board")
         if text:
             board = parse_board(text, sol.rows, sol.cols)

@@ -17,6 +17,7 @@ from flask import Blueprint, current_app, request
 from ..games.ludo.advice import advise
 from ..games.ludo.saved import load_policy
 from ..store.errors import CorruptResultError
+from .inputs import SEED_LIMIT, shown, whole_number
 from .layout import esc, render_page, workflow_command
 
 blueprint = Blueprint("ludo", __name__)
@@ -64,10 +65,13 @@ def status_html(results):
     files = race_files(results)
     out = ["<h2>Ludo</h2><ul>"]
     for p in files:
-        ok = policy_path(p).is_file()
-        out.append(f'<li><a href="/ludo?file={esc(p.parent.name)}/{esc(p.name)}">{esc(p.parent.name)}/'
-                   f'{esc(p.name)}</a> solved</li>' if ok else
-                   f"<li>{esc(p)}: no saved policy {esc(policy_path(p).name)}</li>")
+        try:
+            load(p)  # verified here, so that a damaged race is listed as damaged with its repair
+        except ValueError as err:
+            out.append(f"<li>damaged: {esc(err)}</li>")
+        else:
+            out.append(f'<li><a href="/ludo?file={esc(p.parent.name)}/{esc(p.name)}">'
+                       f'{esc(p.parent.name)}/{esc(p.name)}</a> solved</li>')
     if not files:
         out.append("<li>no Ludo race in this folder; solve it with "
                    f"<code>{esc(workflow_command(results, ['ludo']))}</code></li>")
@@ -76,9 +80,13 @@ def status_html(results):
 
 def _cells(text, what, pieces):
     parts = [t for t in text.replace(" ", "").split(",") if t]
-    if len(parts) != pieces or not all(t.isdigit() for t in parts):
-        raise ValueError(f"{what} {text!r} is not {pieces} cell number(s) separated by commas")
-    return [int(t) for t in parts]
+    try:
+        if len(parts) != pieces:
+            raise ValueError
+        return [whole_number(t, "cell", 0, SEED_LIMIT) for t in parts]
+    except ValueError:  # '²' is a digit to Python, not a cell
+        raise ValueError(f"{what} {shown(text)} is not {pieces} cell number(s) separated by "
+                         "commas") from None
 
 
 @blueprint.route("/ludo")
@@ -117,9 +125,10 @@ def page():
         try:
             own = _cells(own_t, "mover's pieces", pieces)
             opp = _cells(opp_t, "opponent's pieces", pieces)
-            if not face_t.isdigit():
-                raise ValueError(f"roll {face_t!r} is not a die face; allowed: {faces}")
-            face = int(face_t)
+            try:
+                face = whole_number(face_t, "roll", 0, SEED_LIMIT)
+            except ValueError:
+                raise ValueError(f"roll {shown(face_t)} is not a die face; allowed: {faces}") from None
             choices = advise(board, encoding, saved["value"], own, opp, face)
             node = encoding.node(own, opp)
             rows = "".join(

@@ -14,6 +14,7 @@ from ..games.shutbox.advice import advise
 from ..games.shutbox.rules import ONE_DIE_SUM, roll_totals
 from ..games.shutbox.saved import load_result, load_values
 from ..store.errors import CorruptResultError
+from .inputs import SEED_LIMIT, shown, whole_number
 from .layout import esc, render_page, workflow_command
 
 blueprint = Blueprint("shutbox", __name__)
@@ -50,11 +51,19 @@ def status_html(results):
                        f'{esc(p.parent.name)}/{esc(p.name)}</a> solved: {doc["rule"]}, '
                        f'{doc["cards"]} cards, value {doc["value"]} {doc["unit"]}</li>')
         except ValueError as err:
-            out.append(f"<li>{esc(err)}</li>")
+            out.append(f"<li>damaged: {esc(err)}</li>")
     if not files:
         out.append("<li>no Shut the Box result in this folder; solve it with "
                    f"<code>{esc(workflow_command(results, ['shutbox']))}</code></li>")
     return "\n".join(out) + "</ul>"
+
+
+def _is_whole(text):
+    try:
+        whole_number(text, "", 0, SEED_LIMIT)
+    except ValueError:
+        return False
+    return True
 
 
 def _tiles(mask, n):
@@ -88,10 +97,10 @@ def page():
     if "tile" in request.args or "x" in request.args or "total" in request.args:
         mask = 0
         for t in picked:
-            if not (t.isdigit() and 1 <= int(t) <= n):
-                errors.append(f"tile {t!r} is not a tile of this game; allowed: 1..{n}")
-                continue
-            mask |= 1 << (int(t) - 1)
+            try:
+                mask |= 1 << (whole_number(t, "tile", 1, n) - 1)
+            except ValueError:  # '²' and '٣' are digits to Python, not tiles
+                errors.append(f"tile {shown(t)} is not a tile of this game; allowed: 1..{n}")
     what = "set cards" if flip else "open tiles"
     options = "".join(f'<option{" selected" if p == path else ""}>{esc(p.parent.name)}/{esc(p.name)}</option>'
                       for p in files)
@@ -107,11 +116,9 @@ def page():
                     f'<input name="y" id="y" size="3" value="{esc(y)}"></p>')
         if "x" in request.args and not errors:
             try:
-                xi, yi = int(x), int(y)
-                if not (1 <= xi <= faces and 1 <= yi <= faces):
-                    raise ValueError
+                xi, yi = (whole_number(d, "die", 1, faces) for d in (x, y))
             except ValueError:
-                errors.append(f"roll {x!r} {y!r} is impossible; each die shows 1..{faces}")
+                errors.append(f"roll {shown(x)} {shown(y)} is impossible; each die shows 1..{faces}")
             else:
                 if mask == (1 << n) - 1:
                     errors.append("every card is set: the game is over, there is no roll")
@@ -136,8 +143,8 @@ def page():
             allowed = roll_totals(faces, 1 if one else 2)[0].tolist()
             if mask == 0:
                 errors.append("every tile is shut: the game is over")
-            elif not (total.isdigit() and int(total) in allowed):
-                errors.append(f"roll total {total!r} is impossible here; allowed: "
+            elif not (_is_whole(total) and int(total) in allowed):
+                errors.append(f"roll total {shown(total)} is impossible here; allowed: "
                               f"{allowed[0]}..{allowed[-1]} ({'one die' if one else 'two dice'})")
             else:
                 _, value = load_values(path)

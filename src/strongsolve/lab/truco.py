@@ -3,7 +3,7 @@
 Score and dealer pick the role-ordered subgame (mano, the non-dealer, first); the vira picks its
 class, so vira 2 and vira 3 (one class) show the same mix, each with its own card labels. The grid
 shows all 144 x 9 subgames, solved ones coloured. Everything is read through
-:func:`games.truco.saved.list_solved` and :func:`games.truco.advice.policy` (``strongsolve truco``).
+:func:`games.truco.saved.read_subgame` and :func:`games.truco.advice.policy` (``strongsolve truco``).
 """
 
 import random
@@ -14,8 +14,10 @@ from flask import Blueprint, current_app, request
 from ..games.truco.advice import N_SUBGAMES, policy
 from ..games.truco import encoding as ab
 from ..games.truco import rules as R
-from ..games.truco.saved import list_solved
+from ..games.truco.saved import read_subgame, stored_paths
 from ..games.truco.subgames import N_SCORES, check_score
+from ..store.errors import CorruptLayerError
+from .inputs import SEED_LIMIT, whole_number
 from .layout import esc, render_page, workflow_command
 from .truco_line import line_html, random_deal
 
@@ -29,19 +31,40 @@ def solve_command(results):
 
 
 def solved_subgames(results):
-    """``{(mano points, pé points, vira class): attributes}`` of the stored subgames."""
-    try:
-        return {(r["score"][0], r["score"][1], r["vira_class"]): r for r in list_solved(results)}
-    except (OSError, ValueError, KeyError):
-        return {}
+    """The stored subgames, each read on its own so that one damaged file hides no other.
+
+    Returns
+    -------
+    solved : dict
+        ``{(mano points, pé points, vira class): attributes}`` of the readable subgames.
+    damaged : list of str
+        Why each other subgame cannot be read: its file and the command that rebuilds it.
+    """
+    solved, damaged = {}, []
+    for path in stored_paths(results):
+        try:
+            r = read_subgame(path, arrays=False)[0]
+            solved[(r["score"][0], r["score"][1], r["vira_class"])] = r
+        except CorruptLayerError as err:  # names the file and its repair
+            damaged.append(str(err))
+        except (OSError, KeyError, TypeError, IndexError) as err:
+            damaged.append(f"{path}: cannot be read ({type(err).__name__}: {err}); solve it again "
+                           f"with `{solve_command(results)}`")
+    return solved, damaged
+
+
+def _damaged_html(damaged):
+    items = "".join(f"<li>damaged: {esc(m)}</li>" for m in damaged)
+    return f'<ul id="damaged">{items}</ul>' if damaged else ""
 
 
 def status_html(results):
-    n = len(solved_subgames(results))
+    solved, damaged = solved_subgames(results)
+    n = len(solved)
     link = f'<a href="/truco">{n} of {N_SUBGAMES} subgames solved</a>'
     more = "" if n == N_SUBGAMES else (f"; the 11 row is solved by <code>{esc(solve_command(results))}"
                                        "</code>")
-    return f"<h2>Truco</h2><ul><li>{link}{more}</li></ul>"
+    return f"<h2>Truco</h2><ul><li>{link}{more}</li></ul>" + _damaged_html(damaged)
 
 
 def _grid_html(solved, here):
@@ -85,11 +108,11 @@ def _values_html(solved, vclass):
 
 
 def _int_arg(name, default, errors, what):
-    text = request.args.get(name, str(default))
+    # any whole number reads; check_score then names the allowed points 0..11
     try:
-        return int(text)
-    except ValueError:
-        errors.append(f"{what} {text!r} is not a number; allowed 0..11")
+        return whole_number(request.args.get(name, str(default)), what, -SEED_LIMIT, SEED_LIMIT)
+    except ValueError as err:
+        errors.append(str(err))
         return default
 
 
@@ -106,7 +129,7 @@ def page():
     hand1 = request.args.get("hand1", "").strip()
     line = request.args.get("line", "").strip()
     seed_t = request.args.get("seed", "").strip()
-    solved = solved_subgames(results)
+    solved, damaged = solved_subgames(results)
     here, vclass = None, None
     try:
         check_score(s0, s1)
@@ -136,7 +159,7 @@ def page():
             'id="deal">Random deal</button></p></form>',
             f'<p id="solved-count">{len(solved)} of {N_SUBGAMES} subgames solved'
             + ("" if len(solved) == N_SUBGAMES else f"; the 11 row is solved by <code>"
-               f"{esc(solve_command(results))}</code>") + "</p>"]
+               f"{esc(solve_command(results))}</code>") + "</p>", _damaged_html(damaged)]
     if not errors:
         dealer = int(dealer_t)
         mano = 1 - dealer
@@ -161,7 +184,7 @@ def page():
         if hand:
             try:
                 out = policy(score, dealer, vira, hand, results)
-            except (ValueError, FileNotFoundError) as err:
+            except (ValueError, FileNotFoundError, CorruptLayerError) as err:
                 errors.append(str(err) + ("" if not isinstance(err, FileNotFoundError) else
                                           f"; solve it with `{solve_command(results)}`"))
             else:
@@ -175,9 +198,9 @@ def page():
                             "</tr>" + rows + "</table>")
     if not errors and request.args.get("deal") == "random":
         try:
-            seed = int(seed_t) if seed_t else random.randrange(1 << 30)
-        except ValueError:
-            errors.append(f"seed {seed_t!r} is not a whole number")
+            seed = whole_number(seed_t, "seed", 0, SEED_LIMIT) if seed_t else random.randrange(1 << 30)
+        except ValueError as err:
+            errors.append(str(err))
         else:
             hand0, hand1 = random_deal(vira, seed)
             line = ""
@@ -187,7 +210,7 @@ def page():
         try:
             body.append("<h2>Line of play</h2>" + line_html(results, (s0, s1), int(dealer_t), vira,
                                                               hand0, hand1, line))
-        except (FileNotFoundError, ValueError) as err:  # the message names the fix
+        except (FileNotFoundError, ValueError, CorruptLayerError) as err:  # the message names the fix
             errors.append(str(err))
     body.append('<div style="display: flex; gap: 2em; align-items: flex-start"><div>')
     if vclass is not None:

@@ -20,6 +20,8 @@ from ..games.truco import rules as R
 from ..games.truco.line import replay_line
 from ..games.truco.subgames import check_score
 from ..games.truco.tree import FOLD, NOBODY, ladder_outcome
+from ..store.errors import CorruptLayerError
+from .inputs import SEED_LIMIT, whole_number
 from .layout import esc, render_page
 from .truco_line import action_token, check_deal, random_deal
 
@@ -102,15 +104,12 @@ def bot_token(out, seed, k):
 def _inputs(errors):
     args = request.args
     try:
-        score = (int(args.get("score0", "11")), int(args.get("score1", "11")))
+        score = tuple(whole_number(args.get(f"score{i}", "11"), f"player {i}'s score", -SEED_LIMIT,
+                                   SEED_LIMIT) for i in (0, 1))
         check_score(*score)
-        dealer = int(args.get("dealer", "1"))
-        if dealer not in (0, 1):
-            raise ValueError(f"dealer {dealer} is not a player; allowed 0 or 1")
-        you = int(args.get("you", "0"))
-        if you not in (0, 1):
-            raise ValueError(f"player {you} is not a player; allowed 0 or 1")
-        seed = int(args.get("seed") or random.randrange(1 << 30))
+        dealer = whole_number(args.get("dealer", "1"), "dealer", 0, 1)
+        you = whole_number(args.get("you", "0"), "player", 0, 1)
+        seed = whole_number(args.get("seed") or str(random.randrange(1 << 30)), "seed", 0, SEED_LIMIT)
         vira = args.get("vira", "7c")
         R.parse_card(vira)
     except ValueError as err:
@@ -142,7 +141,7 @@ def play():
                 break
             line.append(bot_token(out, seed, len(line)))
         code = hand.outcome(line)
-    except (ValueError, FileNotFoundError) as err:
+    except (ValueError, FileNotFoundError, CorruptLayerError) as err:  # the message names the fix
         return render_page("Truco: play a hand", "", [str(err)])
     mine = " ".join(R.card_text(c) for c in hand.hands[you])
     body.append(f'<p>Score {score[0]}-{score[1]}, player {dealer} deals, vira {esc(vira)}, seed {seed}. '

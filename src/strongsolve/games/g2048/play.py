@@ -139,6 +139,24 @@ class PlayResult:
         return d
 
 
+MAX_GAMES = 10_000_000  # all games advance together, some 100 bytes each: about 1 GB at most
+
+
+def check_games(games):
+    """``games`` when it is a number of games :func:`play` takes (2..:data:`MAX_GAMES`).
+
+    Raises
+    ------
+    ValueError
+        Not an integer in 2..MAX_GAMES; the message names the value and the range.
+    """
+    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or not 2 <= games <= MAX_GAMES:
+        raise ValueError(f"games = {games!r} is not allowed; allowed: an integer from 2 to "
+                         f"{MAX_GAMES:,} (all games are held in memory at once; play more in "
+                         "separate runs with other seeds)")
+    return games
+
+
 def play(solution, games, seed, progress=False, policy=None):
     """Play ``games`` games from random starts with the solved policy.
 
@@ -147,7 +165,8 @@ def play(solution, games, seed, progress=False, policy=None):
     solution : solution.Solution
         A solved run.
     games : int
-        Number of games, >= 2 (the interval needs a sample variance).
+        Number of games, 2..:data:`MAX_GAMES` (the interval needs a sample variance; all games
+        are held in memory at once).
     seed : int
         Seed of the ``numpy.random.Generator`` (>= 0).
     progress : bool
@@ -164,15 +183,14 @@ def play(solution, games, seed, progress=False, policy=None):
     Raises
     ------
     ValueError
-        If ``games`` < 2, ``seed`` < 0, or the run has no values at all (forward-only).
+        If ``games`` is outside 2..MAX_GAMES, ``seed`` < 0, or the run has no values at all (forward-only).
     CorruptLayerError
         If a layer the games reach is missing or corrupt (a value layer deleted from a solved run,
         say): the message names it and the command that rebuilds it (:meth:`Solution.layer`).
     """
     from tqdm import tqdm
 
-    if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 2:
-        raise ValueError(f"games = {games!r} is not allowed; allowed: an integer >= 2")
+    check_games(games)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed = {seed!r} is not allowed; allowed: an integer >= 0")
     run = solution.run

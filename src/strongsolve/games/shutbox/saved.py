@@ -65,7 +65,9 @@ def load_values(path):
     Raises
     ------
     ValueError
-        Missing, or saved without its values; the message names the command that writes one.
+        Missing, saved without its values, with a value per position missing, or a null value where
+        the objective has no infinite value (``max-shut``, ``min-sum``); the message names the
+        command that writes it again.
     CorruptResultError
         Damaged or edited (:func:`load_result`).
     """
@@ -76,4 +78,13 @@ def load_values(path):
     except (FileNotFoundError, ValueError, KeyError, TypeError) as err:
         raise ValueError(f"{path}: not a Shut the Box solution with its values ({err}); "
                          f"write one with `{solve_command(path)}`") from None
+    if len(value) != 1 << variant["cards"]:
+        raise ValueError(f"{path}: {len(value)} values for {1 << variant['cards']} positions of "
+                         f"{variant['cards']} cards; write it again with `{solve_command(path)}`")
+    # only expected rolls are infinite (a goal the dice cannot reach); a null probability or sum
+    # is no number at all, never to be shown as "inf"
+    unset = [mask for mask, v in enumerate(value) if math.isinf(v)]
+    if unset and variant["objective"] != "min-rolls":
+        raise ValueError(f"{path}: position {unset[0]} (mask of open tiles) has no {variant['objective']}"
+                         f" value (null); write it again with `{solve_command(path)}`")
     return variant, value

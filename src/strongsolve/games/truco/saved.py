@@ -23,6 +23,7 @@ rebuilds its group.
 
 import json
 import os
+import re
 import shutil
 import uuid
 from pathlib import Path
@@ -148,7 +149,9 @@ def read_subgame(path, arrays=True):
         If no subgame is stored at ``path``.
     CorruptResultError
         If the attributes or an array cannot be read or do not match their checksums (an edited
-        value, a corrupt chunk); the message names the file and the command that rebuilds it.
+        value, a corrupt chunk), or the score and vira class stored are not those of the file's
+        name (another subgame copied over it); the message names the file and the command that
+        rebuilds it.
     """
     path = Path(path)
     if not (path / "zarr.json").exists():
@@ -160,6 +163,7 @@ def read_subgame(path, arrays=True):
     except Exception as err:  # zarr raises several types for a damaged zarr.json
         raise corrupt(path / "zarr.json", f"cannot be read ({err})", hint) from err
     attrs = verify_json(doc, path / "zarr.json", hint)
+    _check_identity(path, attrs, hint)
     meta = attrs.get("arrays")
     if not isinstance(meta, dict) or set(meta) != set(ARRAYS):
         raise corrupt(path / "zarr.json", f"lists the arrays {meta!r}, not {list(ARRAYS)}", hint)
@@ -176,10 +180,32 @@ def read_subgame(path, arrays=True):
     return attrs, data
 
 
+def stored_paths(results):
+    """The directories of every stored subgame under ``results`` (sorted list of Path)."""
+    return sorted(Path(results).joinpath(*GRID_DIR).glob("group_*/s*_v*.zarr"))
+
+
+_NAME = re.compile(r"s(\d{2})-(\d{2})_v(\d)\.zarr")
+
+
+def _check_identity(path, attrs, hint):
+    """A subgame copied over another's file passes its own checksums: its score and vira class are
+    checked against the name it is read under (:func:`subgame_name`)."""
+    named = _NAME.fullmatch(path.name)
+    if named is None:
+        return  # a subgame read from a path of the caller's choosing: nothing to compare with
+    a, b, c = map(int, named.groups())
+    if attrs.get("score") != [a, b] or attrs.get("vira_class") != c:
+        raise corrupt(path / "zarr.json", f"holds subgame {attrs.get('score')} of vira class "
+                      f"{attrs.get('vira_class')}, not {a}-{b} of class {c} as its name says", hint)
+
+
 def list_solved(results):
-    """Attributes of every stored subgame under ``results`` (no arrays), as a list of dicts."""
-    base = Path(results).joinpath(*GRID_DIR)
-    out = []
-    for p in sorted(base.glob("group_*/s*_v*.zarr")):
-        out.append(read_subgame(p, arrays=False)[0])
-    return out
+    """Attributes of every stored subgame under ``results`` (no arrays), as a list of dicts.
+
+    Raises
+    ------
+    CorruptResultError
+        At the first damaged subgame (:func:`read_subgame`).
+    """
+    return [read_subgame(p, arrays=False)[0] for p in stored_paths(results)]

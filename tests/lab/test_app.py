@@ -598,9 +598,32 @@ def test_truco_line_of_play_by_clicks_equals_the_cli(browser, lab_url, lab_resul
         chosen = by_id(browser, f"mix-{k}").find_elements(By.CSS_SELECTOR, "tr.chosen")
         assert [r.find_element(By.CLASS_NAME, "label").text for r in chosen] == \
             [f"play {'/'.join(a['cards'])}" for a in out["actions"] if card in a["cards"]]
-    assert "last trick" in by_id(browser, "line-end").text
+    # player 1 takes tricks 1 and 3; a hand at 11-11 is worth 1 point
+    assert by_id(browser, "line-end").text == ("the hand is over: its last trick is played; "
+                                                "player 1 wins the hand and scores 1 point(s).")
     assert not browser.find_elements(By.ID, "choices")
     screenshot(browser, "truco_line")
+
+
+def test_truco_play_is_offered_only_where_solved_and_a_missing_subgame_names_one_command(
+        lab_results):
+    client = create_app(lab_results).test_client()
+    solved = client.get("/truco?score0=11&score1=11&dealer=1&vira=2d").get_data(as_text=True)
+    unsolved = client.get("/truco?score0=5&score1=5&dealer=1&vira=2d").get_data(as_text=True)
+    assert 'id="play-link"' in solved and "is not solved" in unsolved and 'id="play-link"' not in unsolved
+    text = html.unescape(client.get("/truco?score0=11&score1=0&dealer=1&vira=2d&hand=Ac 3h 4s")
+                         .get_data(as_text=True))
+    error = text.split('<div class="error">')[1].split("</div>")[0]
+    assert "no solved subgame" in error and error.count("snakemake --cores all") == 1, error
+
+
+def test_truco_line_ended_by_a_fold_names_the_winner_and_points(lab_results):
+    client = create_app(lab_results).test_client()
+    # 11-10 with player 1 dealing: player 0 is mano at 11 and folds the hand of eleven
+    text = html.unescape(client.get("/truco?score0=11&score1=10&dealer=1&vira=2d&hand0=2s 7h 3c"
+                                    "&hand1=2h 7s 3d&line=fold").get_data(as_text=True))
+    assert ("player 0 folds: the hand is over; player 1 wins the hand and scores 1 point(s)."
+            in text), text
 
 
 def test_truco_random_deal_is_seeded_and_legal(lab_results):

@@ -112,7 +112,8 @@ def _solve(args):
 
 
 def _query(args):
-    from ..games.g2048.advice import Solution, best_moves, format_value
+    from ..games.g2048.advice import Solution, format_value
+    from ..games.g2048.move_table import best_moves
     from ..games.g2048.rules.boardtext import draw_board, parse_board
 
     sol = Solution(args.run_dir)

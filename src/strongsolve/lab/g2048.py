@@ -12,7 +12,8 @@ from flask import Blueprint, current_app, request
 
 from ..games.g2048.rules.board import DIRECTIONS, decode, encode, move, start_states
 from ..games.g2048.rules.boardtext import format_board, parse_board
-from ..games.g2048.advice import Solution, format_value, move_table
+from ..games.g2048.advice import Solution, format_value
+from ..games.g2048.move_table import move_table
 from ..games.g2048.hints import inferred_command
 from .layout import esc, reload_on_change, render_page, workflow_command
 

@@ -23,7 +23,8 @@ from strongsolve.games.g2048.rules.board import encode
 from strongsolve.games.g2048.rules.boardtext import parse_board
 from strongsolve.games.g2048.play import play
 from strongsolve.games.g2048.stages.plots import LAYERS_PLOT, VALUES_PLOT
-from strongsolve.games.g2048.advice import Solution, move_table
+from strongsolve.games.g2048.advice import Solution
+from strongsolve.games.g2048.move_table import move_table
 
 REPO = Path(__file__).resolve().parents[3]
 QUERY_SAMPLE = 300  # random reachable 2x3 states checked move by move against the naive solver

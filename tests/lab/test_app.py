@@ -129,23 +129,39 @@ def select(driver, element_id, text):
 
 
 def moves_shown(driver):
-    """{move: (reward, afterstate value, total)} and the move marked best, as shown."""
+    """{move: (reward, afterstate value, total)} and the set of moves marked best, as shown."""
     from selenium.webdriver.common.by import By
-    shown, best = {}, None
+    shown, best = {}, set()
     for row in by_id(driver, "moves").find_elements(By.CSS_SELECTOR, "tr[id^=move-]"):
         name = row.get_attribute("id")[5:]
         shown[name] = tuple(row.find_element(By.CLASS_NAME, c).text
                             for c in ("reward", "afterstate", "total"))
         if "best" in (row.get_attribute("class") or ""):
-            best = name
+            best.add(name)
     return shown, best
 
 
+def decimals_that_distinguish(columns):
+    """Fewest decimals (1 to 10) at which values of a column more than 1e-9 apart print apart:
+    the rounding the 2048 pages promise, written here independently of the lab."""
+    for d in range(1, 11):
+        if all(f"{a:.{d}f}" != f"{b:.{d}f}" for col in columns for a in col for b in col
+               if abs(a - b) > 1e-9):
+            return d
+    return 10
+
+
 def cli_moves(run_dir, board):
-    """The same table from `strongsolve 2048 query --json`, formatted as the CLI's text."""
+    """(query document, {move: (reward, afterstate value, total)} as the page should show them,
+    set of tied best moves) from `strongsolve 2048 query --json`."""
     q = cli_json("2048", "query", run_dir, board, "--json")
-    return q, {m["move"]: (f"{m['reward']:g}", f"{m['afterstate_value']:.6f}", f"{m['total']:.6f}")
-               for m in q["moves"]}
+    d = decimals_that_distinguish([[m["afterstate_value"] for m in q["moves"]],
+                                   [m["total"] for m in q["moves"]]])
+    top = max((m["total"] for m in q["moves"]), default=None)
+    best = {m["move"] for m in q["moves"] if abs(m["total"] - top) <= 1e-9}
+    q["decimals"] = d
+    return q, {m["move"]: (f"{m['reward']:g}", f"{m['afterstate_value']:.{d}f}", f"{m['total']:.{d}f}")
+               for m in q["moves"]}, best
 
 
 # --- without a browser ------------------------------------------------------------------------
@@ -204,6 +220,8 @@ def test_bad_input_is_named_and_nothing_is_written(lab_results):
         ("/2048?run=2048_2x3&board=2 2", "this run is 2x3"),
         ("/2048?run=2048_2x3&board=64 64 64 / 64 64 64", "is not in the solved layers"),
         ("/2048?run=2048_9x9", "no 2048 run named '2048_9x9'"),
+        ("/2048?run=2048_2x3&board=. . . / . . .", "is empty: every position holds at least two"),
+        ("/2048?run=2048_2x3&board=", "no board given"),
         ("/truco?score0=12&score1=3&dealer=0&vira=7c", "12-3: each side has 0..11 points"),
         ("/truco?score0=11&score1=11&dealer=1&vira=Xz", "vira: "),
         ("/truco?score0=11&score1=11&dealer=1&vira=2d&hand=Ac 2d 4s", "holds the vira"),
@@ -214,9 +232,11 @@ def test_bad_input_is_named_and_nothing_is_written(lab_results):
         ("/shutbox?file=shutbox_4/flip_one.json&tile=1&x=4&y=1", "roll '4' '1' is impossible"),
         ("/shutbox?file=shutbox_4/standard_5_max-shut.json&tile=1&tile=2&total=9",
          "roll total '9' is impossible"),
-        ("/ludo?own=0,3&opponent=0,0&roll=1", "cell 3 is not a cell a piece can rest on"),
-        ("/ludo?own=0,1&opponent=0,0&roll=5", "roll 5 is not a face of the die"),
-        ("/ludo?own=0&opponent=0,0&roll=1", "is not 2 cell number(s)"),
+        ("/ludo?file=ludo_small/race_p2.json&own=0,3&opponent=0,0&roll=1", "cell 3 is not a cell a piece can rest on"),
+        ("/ludo?file=ludo_small/race_p2.json&own=0,1&opponent=0,0&roll=5", "roll 5 is not a face of the die"),
+        ("/ludo?file=ludo_small/race_p2.json&own=0&opponent=0,0&roll=1", "is not 2 cell number(s)"),
+        ("/ludo?file=ludo_small/race_p2.json&own=4,4&opponent=4,10&roll=1",
+         "position 4,4/4,10 is impossible: cell 4 holds pieces of both players"),
     ]
     for url, message in cases:
         response = client.get(url)
@@ -224,7 +244,7 @@ def test_bad_input_is_named_and_nothing_is_written(lab_results):
         assert response.status_code == 200 and 'class="error"' in text and message in text, (url, text)
     for url in ("/", "/2048?run=2048_2x3&board=2 . . / . . 4",
                 "/2048/play?run=2048_2x3&seed=3&board=2 . . / . . 4&move=up",
-                "/shutbox?tile=1&x=1&y=2", "/ludo?own=0,4&opponent=5,0&roll=2",
+                "/shutbox?tile=1&x=1&y=2", "/ludo?file=ludo_small/race_p2.json&own=0,4&opponent=5,0&roll=2",
                 "/truco?score0=11&score1=11&dealer=1&vira=2d&hand=2s 7h 3c"):
         text = client.get(url).get_data(as_text=True)
         assert 'class="error"' not in text, (url, text)
@@ -235,6 +255,8 @@ def test_bad_input_is_named_and_nothing_is_written(lab_results):
 
 
 def test_2048_board_by_clicks_equals_the_cli(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
     run = lab_results / "2048_2x3"
     browser.get(f"{lab_url}/2048")
     by_id(browser, "cell-0-0").click()                 # 2
@@ -243,10 +265,24 @@ def test_2048_board_by_clicks_equals_the_cli(browser, lab_url, lab_results):
     assert by_id(browser, "board-text").get_attribute("value") == "2 . . / . . 4"
     submit(browser, "query")
     shown, best = moves_shown(browser)
-    q, want = cli_moves(run, "2 . . / . . 4")
-    assert shown == want and best == q["best"]
-    assert by_id(browser, "value").text == f"{q['value']:.6f}"
+    q, want, want_best = cli_moves(run, "2 . . / . . 4")
+    # up and down tie here (each 477.35..., on the 2x3 board)
+    assert shown == want and best == want_best and q["best"] in best
+    assert by_id(browser, "value").text == f"{q['value']:.{q['decimals']}f}"
+    assert by_id(browser, "legend").text.startswith("reward: merge points")
+    assert bool(browser.find_elements(By.ID, "tie")) == (len(want_best) > 1)
     screenshot(browser, "2048")
+
+
+def test_2048_moves_that_tie_are_named_as_ties(browser, lab_url, lab_results):
+    # up and down of "2 . . / . . 4" have equal totals on the 2x3 board
+    browser.get(f"{lab_url}/2048?run=2048_2x3&board=2 . . / . . 4")
+    shown, best = moves_shown(browser)
+    q, want, want_best = cli_moves(lab_results / "2048_2x3", "2 . . / . . 4")
+    assert want_best == {"up", "down"} and shown == want and best == want_best
+    top = want["up"][2]
+    assert by_id(browser, "tie").text == f"up and down tie at {top}: each is optimal"
+    assert by_id(browser, "move-up").text.startswith("up ← tie")
 
 
 def test_2048_play_with_hints_tracks_the_optimal_score(browser, lab_url, lab_results):
@@ -259,16 +295,43 @@ def test_2048_play_with_hints_tracks_the_optimal_score(browser, lab_url, lab_res
     for _ in range(3):
         board = " / ".join(" ".join(td.text or "." for td in tr.find_elements(By.TAG_NAME, "td"))
                            for tr in by_id(browser, "board").find_elements(By.TAG_NAME, "tr"))
-        q, want = cli_moves(run, board)
+        q, want, want_best = cli_moves(run, board)
         shown, best = moves_shown(browser)
-        assert shown == want and best == q["best"]
+        assert shown == want and best == want_best
         assert by_id(browser, "projected").text == f"{points + q['value']:.6f}"
         assert by_id(browser, "optimal").text == f"{expected:.6f}"
-        points += next(m["reward"] for m in q["moves"] if m["move"] == best)
-        submit(browser, f"play-{best}")
+        move = q["best"]
+        points += next(m["reward"] for m in q["moves"] if m["move"] == move)
+        submit(browser, f"play-{move}")
     assert float(by_id(browser, "points").text) == points
     submit(browser, "hints-toggle")
     assert not browser.find_elements(By.ID, "moves")
+
+
+def test_2048_arrow_keys_play_the_moves(browser, lab_url):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # "2 . . / . . 4": left is legal; after it the next board comes from the seed and the move count
+    start = f"{lab_url}/2048/play?run=2048_2x3&seed=5&step=0&points=0&hints=1&board=2 . . / . . 4"
+    browser.get(start + "&move=left")
+    want = by_id(browser, "board").text
+    browser.get(start)
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    WebDriverWait(browser, 30).until(lambda d: "move 1." in d.find_element(By.TAG_NAME, "p").text)
+    assert by_id(browser, "board").text == want
+    # up changes nothing on "2 4 2 / . . .": its key is ignored, and the next key (down) plays
+    start = f"{lab_url}/2048/play?run=2048_2x3&seed=5&step=0&points=0&hints=1&board=2 4 2 / . . ."
+    browser.get(start + "&move=down")
+    want = by_id(browser, "board").text
+    browser.get(start)
+    assert not browser.find_elements(By.ID, "play-up")
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_UP)
+    body.send_keys(Keys.ARROW_DOWN)
+    WebDriverWait(browser, 30).until(lambda d: "move 1." in d.find_element(By.TAG_NAME, "p").text)
+    assert by_id(browser, "board").text == want
 
 
 def test_shutbox_choices_equal_the_cli(browser, lab_url, lab_results):
@@ -311,7 +374,7 @@ def test_ludo_pieces_equal_the_cli(browser, lab_url, lab_results):
 
     board = lab_results.parent / "small.yaml"
     doc = cli_json("ludo", "race", board, "--pieces", 2, "--position", "0,4/5,0", "--json")
-    browser.get(f"{lab_url}/ludo")
+    browser.get(f"{lab_url}/ludo?file=ludo_small/race_p2.json")
     fill(browser, "own", "0,4")
     fill(browser, "opponent", "5,0")
     for face in (1, 2):
@@ -320,12 +383,72 @@ def test_ludo_pieces_equal_the_cli(browser, lab_url, lab_results):
         want = next(m for m in doc["positions_queried"][0]["moves"] if m["face"] == face)
         rows = browser.find_elements(By.CSS_SELECTOR, "#choices tr[id^=piece-]")
         assert {r.get_attribute("id")[6:] for r in rows} == {"0", "4"}
+        # no jump starts at 1, 2, 5 or 6 on this board: each piece lands face cells ahead
+        assert {r.get_attribute("id")[6:]: r.find_element(By.CLASS_NAME, "lands").text
+                for r in rows} == {"0": str(face), "4": str(4 + face)}
         best = [r for r in rows if "best" in (r.get_attribute("class") or "")]
         assert len(best) == 1 and best[0].get_attribute("id") == f"piece-{want['move_from']}"
         assert best[0].find_element(By.CLASS_NAME, "value").text == f"{want['win_probability']:.10f}"
         assert max(float(r.find_element(By.CLASS_NAME, "value").text) for r in rows) \
             == pytest.approx(want["win_probability"], abs=1e-10)
     screenshot(browser, "ludo")
+
+
+def test_shutbox_switching_flip_one_to_standard_rebuilds_the_form(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{lab_url}/shutbox?file=shutbox_4/flip_one.json")
+    by_id(browser, "tile-1").click()
+    fill(browser, "x", "1")
+    old = browser.find_element(By.TAG_NAME, "html")
+    select(browser, "file", "shutbox_4/standard_5_max-shut.json")
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(browser, 30).until(lambda d: not _alive(old) and d.find_elements(By.ID, "total"))
+    # the standard game's own form: five tiles, all open (ticked), a roll total, no dice fields
+    assert [by_id(browser, f"tile-{t}").is_selected() for t in range(1, 6)] == [True] * 5
+    assert not browser.find_elements(By.ID, "x")
+    fill(browser, "total", "5")
+    submit(browser, "go")
+    assert errors_shown(browser) == []
+    std = cli_json("shutbox", "--rule", "standard", "--cards", 5, "--faces", 3, "--policy", "--json")
+    full = 0b11111
+    rows = browser.find_elements(By.CSS_SELECTOR, "#choices tr[id^=choice-]")
+    assert {int(r.get_attribute("id")[7:]): r.find_element(By.CLASS_NAME, "value").text for r in rows} \
+        == {s: f"{std['policy']['value_per_mask'][full ^ s]:.10f}" for s in (0b10000, 0b01001, 0b00110)}
+
+
+def test_ludo_switching_one_piece_to_two_pieces_rebuilds_the_form(browser, lab_url, lab_results):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get(f"{lab_url}/ludo?file=ludo_small/race_p1.json")
+    assert by_id(browser, "own").get_attribute("value") == "0"
+    fill(browser, "own", "4")
+    old = browser.find_element(By.TAG_NAME, "html")
+    select(browser, "file", "ludo_small/race_p2.json")
+    WebDriverWait(browser, 90).until(lambda d: not _alive(old) and d.find_elements(By.ID, "own"))
+    assert by_id(browser, "own").get_attribute("value") == "0,0"
+    assert by_id(browser, "opponent").get_attribute("value") == "0,0"
+    fill(browser, "own", "0,4")
+    fill(browser, "opponent", "5,0")
+    fill(browser, "roll", "1")
+    submit(browser, "go")
+    assert errors_shown(browser) == []
+    doc = cli_json("ludo", "race", lab_results.parent / "small.yaml", "--pieces", 2,
+                   "--position", "0,4/5,0", "--json")
+    want = next(m for m in doc["positions_queried"][0]["moves"] if m["face"] == 1)
+    best = browser.find_elements(By.CSS_SELECTOR, "#choices tr.best")
+    assert len(best) == 1 and best[0].get_attribute("id") == f"piece-{want['move_from']}"
+
+
+def _alive(element):
+    """True while ``element`` still belongs to the page shown (False once a new page replaced it)."""
+    from selenium.common.exceptions import WebDriverException
+    try:
+        element.is_enabled()
+        return True
+    except WebDriverException:
+        return False
 
 
 def _mix(browser):
@@ -427,9 +550,32 @@ def test_truco_line_of_play_by_clicks_equals_the_cli(browser, lab_url, lab_resul
         chosen = by_id(browser, f"mix-{k}").find_elements(By.CSS_SELECTOR, "tr.chosen")
         assert [r.find_element(By.CLASS_NAME, "label").text for r in chosen] == \
             [f"play {'/'.join(a['cards'])}" for a in out["actions"] if card in a["cards"]]
-    assert "last trick" in by_id(browser, "line-end").text
+    # player 1 takes tricks 1 and 3; a hand at 11-11 is worth 1 point
+    assert by_id(browser, "line-end").text == ("the hand is over: its last trick is played; "
+                                                "player 1 wins the hand and scores 1 point(s).")
     assert not browser.find_elements(By.ID, "choices")
     screenshot(browser, "truco_line")
+
+
+def test_truco_play_is_offered_only_where_solved_and_a_missing_subgame_names_one_command(
+        lab_results):
+    client = create_app(lab_results).test_client()
+    solved = client.get("/truco?score0=11&score1=11&dealer=1&vira=2d").get_data(as_text=True)
+    unsolved = client.get("/truco?score0=5&score1=5&dealer=1&vira=2d").get_data(as_text=True)
+    assert 'id="play-link"' in solved and "is not solved" in unsolved and 'id="play-link"' not in unsolved
+    text = html.unescape(client.get("/truco?score0=11&score1=0&dealer=1&vira=2d&hand=Ac 3h 4s")
+                         .get_data(as_text=True))
+    error = text.split('<div class="error">')[1].split("</div>")[0]
+    assert "no solved subgame" in error and error.count("snakemake --cores all") == 1, error
+
+
+def test_truco_line_ended_by_a_fold_names_the_winner_and_points(lab_results):
+    client = create_app(lab_results).test_client()
+    # 11-10 with player 1 dealing: player 0 is mano at 11 and folds the hand of eleven
+    text = html.unescape(client.get("/truco?score0=11&score1=10&dealer=1&vira=2d&hand0=2s 7h 3c"
+                                    "&hand1=2h 7s 3d&line=fold").get_data(as_text=True))
+    assert ("player 0 folds: the hand is over; player 1 wins the hand and scores 1 point(s)."
+            in text), text
 
 
 def test_truco_random_deal_is_seeded_and_legal(lab_results):

@@ -35,7 +35,7 @@ def cli_json(*argv):
 
 
 def build_lab_results(root):
-    """A results folder with a 2x3 2048 run, two Shut the Box results, a Ludo race and the Truco
+    """A results folder with a 2x3 2048 run, two Shut the Box results, two Ludo races (one and two pieces) and the Truco
     subgames of the groups 11 and 10 on a tiny deck per vira class, each made by its CLI (Truco by
     its stage driver), under ``root`` (a new folder); returns ``root``."""
     assert run_cli("2048", "solve", root / "2048_2x3", "--rows", 2, "--cols", 3)[0] == 0
@@ -45,6 +45,9 @@ def build_lab_results(root):
                    "--output", root / "shutbox_4" / "standard_5_max-shut.json")[0] == 0
     board = root.parent / "small.yaml"
     board.write_text(LUDO_BOARD)
+    assert run_cli("ludo", "race", board, "--pieces", 1, "--policy-out",
+                   root / "ludo_small" / "race_p1_policy.npz",
+                   "--output", root / "ludo_small" / "race_p1.json")[0] == 0
     assert run_cli("ludo", "race", board, "--pieces", 2, "--policy-out",
                    root / "ludo_small" / "race_p2_policy.npz",
                    "--output", root / "ludo_small" / "race_p2.json")[0] == 0

@@ -127,6 +127,7 @@ def _solve(args):
 
 def _query(args):
     from ..games.g2048.advice import Solution, format_value
+    from ..games.g2048.move_table import best_moves
     from ..games.g2048.rules.boardtext import draw_board, parse_board
 
     sol = Solution(args.run_dir)
@@ -152,11 +153,14 @@ def _query(args):
     if not q["moves"]:
         print("no legal move: the game is over")
         return
+    best = best_moves(q["moves"])
     print(f"{'move':<6} {'reward':>8} {'afterstate value':>18} {'total':>18}")
     for m in q["moves"]:
-        mark = "  <- best" if m["move"] == q["best"] else ""
+        mark = ("  <- tie" if len(best) > 1 else "  <- best") if m["move"] in best else ""
         print(f"{m['move']:<6} {m['reward']:>8g} {format_value(m['afterstate_value'], sol.objective):>18} "
               f"{format_value(m['total'], sol.objective):>18}{mark}")
+    if len(best) > 1:
+        print(f"{', '.join(best[:-1])} and {best[-1]} tie: each is optimal")
 
 
 def _play(args):

@@ -13,9 +13,10 @@ from flask import Blueprint, current_app, request
 from ..games.g2048.rules.board import DIRECTIONS, decode, encode, move, start_states
 from ..games.g2048.rules.boardtext import format_board, parse_board
 from ..games.g2048.advice import Solution, format_value
+from ..games.g2048.move_table import move_table
 from ..games.g2048.hints import inferred_command
 from .inputs import SEED_LIMIT, decimal_number, whole_number
-from .layout import esc, render_page, workflow_command
+from .layout import esc, reload_on_change, render_page, workflow_command
 
 blueprint = Blueprint("g2048", __name__)
 
@@ -105,18 +106,23 @@ document.querySelectorAll('#board td').forEach(function (td) {
 
 
 def _moves_table(q, objective, hints=True):
-    rows = []
-    for m in q["moves"]:
-        best = m["move"] == q["best"]
-        rows.append(f'<tr id="move-{m["move"]}"{" class=best" if best and hints else ""}>'
-                    f'<td>{m["move"]}{" ← best" if best and hints else ""}</td>'
-                    f'<td class="reward">{m["reward"]:g}</td>'
-                    f'<td class="afterstate">{format_value(m["afterstate_value"], objective)}</td>'
-                    f'<td class="total">{format_value(m["total"], objective)}</td></tr>')
-    if not rows:
+    """The moves of a query as :func:`advice.move_table` words them; with ``hints``, the best
+    moves marked (every one of them when they tie)."""
+    if not q["moves"]:
         return '<p id="game-over">no legal move: the game is over</p>'
+    table = move_table(q, objective)
+    rows = []
+    for m in table["rows"]:
+        best = m["best"] and hints
+        mark = (" ← tie" if len(table["best"]) > 1 else " ← best") if best else ""
+        rows.append(f'<tr id="move-{m["move"]}"{" class=best" if best else ""}>'
+                    f'<td>{m["move"]}{mark}</td><td class="reward">{m["reward"]}</td>'
+                    f'<td class="afterstate">{m["afterstate_value"]}</td>'
+                    f'<td class="total">{m["total"]}</td></tr>')
+    tie = f'<p id="tie">{esc(table["tie"])}</p>' if table["tie"] and hints else ""
     return ('<table class="values" id="moves"><tr><th>move</th><th>reward</th>'
-            "<th>afterstate value</th><th>total</th></tr>" + "".join(rows) + "</table>")
+            "<th>afterstate value</th><th>total</th></tr>" + "".join(rows) + "</table>" + tie
+            + f'<p class="note" id="legend">{esc(table["legend"])}</p>')
 
 
 def _run_picker(runs, chosen):
@@ -153,8 +159,11 @@ def query_page():
     sol = solution(chosen)
     text = request.args.get("board", "")
     board_id, q = None, None
-    if text.strip():
+    if "board" in request.args:
         try:
+            if not text.strip():
+                raise ValueError("no board given: click the cells to place tiles, or type one "
+                                 "such as '2 . . / . . 4'")
             board_id = parse_board(text, sol.rows, sol.cols)
             q = sol.query(board_id)
         except ValueError as err:
@@ -167,9 +176,10 @@ def query_page():
             '<button id="query" type="submit">Values</button></form>',
             '<p class="note">Click a cell for the next tile, shift-click for the previous one. '
             f'<a href="/2048/play?run={esc(chosen.name)}" id="play-link">Play a game</a></p>',
-            _board_html(shown, sol.rows, sol.cols, editable=True), SCRIPT]
+            _board_html(shown, sol.rows, sol.cols, editable=True), SCRIPT,
+            reload_on_change("run", "/2048", "run")]
     if q is not None:
-        body.append(f'<p>state of age {q["age"]}: value <span id="value">{format_value(q["value"], sol.objective)}'
+        body.append(f'<p>state of age {q["age"]}: value <span id="value">{move_table(q, sol.objective)["value"]}'
                     f'</span> ({unit})</p>' + _moves_table(q, sol.objective))
     return render_page("2048", "\n".join(body), errors)
 
@@ -240,4 +250,15 @@ def play_page():
             _board_html(board, sol.rows, sol.cols, editable=False), comparison]
     if hints:
         body.append(_moves_table(q, sol.objective))
+    body.append('<p class="note">Arrow keys play the moves.</p>' + ARROW_SCRIPT)
     return render_page("Play 2048", "\n".join(body), errors)
+
+
+ARROW_SCRIPT = """<script>
+// an arrow key follows the link of its move (absent when the move is illegal)
+document.addEventListener('keydown', function (ev) {
+  var d = {ArrowLeft: 'left', ArrowRight: 'right', ArrowUp: 'up', ArrowDown: 'down'}[ev.key];
+  var link = d && document.getElementById('play-' + d);
+  if (link) { ev.preventDefault(); window.location.href = link.href; }
+});
+</script>"""

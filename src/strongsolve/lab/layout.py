@@ -58,3 +58,12 @@ def workflow_command(results, games, extra=""):
     config = "" if Path(results) == Path("results") else f"results={shlex.quote(str(results))} "
     return (f"snakemake --cores all --config {config}games='[{','.join(games)}]'"
             + (f" {extra}" if extra else ""))
+
+
+def reload_on_change(select_id, page, param):
+    """A script that, when the dropdown ``select_id`` changes, opens ``page`` with only
+    ``param=<choice>``: the fields of the old choice (another board size, another piece count,
+    another rule) would not fit the new one, so the form is built again for it."""
+    return (f"<script>document.getElementById({select_id!r}).addEventListener('change', "
+            f"function (ev) {{ window.location.href = {page!r} + '?{param}=' + "
+            "encodeURIComponent(ev.target.value); });</script>")

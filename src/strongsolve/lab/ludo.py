@@ -18,7 +18,7 @@ from ..games.ludo.advice import advise
 from ..games.ludo.saved import load_policy
 from ..store.errors import CorruptResultError
 from .inputs import SEED_LIMIT, shown, whole_number
-from .layout import esc, render_page, workflow_command
+from .layout import esc, reload_on_change, render_page, workflow_command
 
 blueprint = Blueprint("ludo", __name__)
 
@@ -120,7 +120,7 @@ def page():
             f'<p>mover\'s pieces <input name="own" id="own" value="{esc(own_t)}"> opponent\'s pieces '
             f'<input name="opponent" id="opponent" value="{esc(opp_t)}"> roll <input name="roll" '
             f'id="roll" size="3" value="{esc(face_t)}"> <button type="submit" id="go">Values</button>'
-            "</p></form>"]
+            "</p></form>", reload_on_change("file", "/ludo", "file")]
     if "own" in request.args:
         try:
             own = _cells(own_t, "mover's pieces", pieces)
@@ -136,10 +136,11 @@ def page():
                 f'{" class=best" if c["best"] else ""}><td>'
                 f'{"move the piece on " + str(c["move_from"]) if c["move_from"] is not None else "pass"}'
                 f'{" ← best" if c["best"] else ""}</td>'
+                f'<td class="lands">{"" if c["lands_on"] is None else c["lands_on"]}</td>'
                 f'<td class="value">{c["win_probability"]:.10f}</td></tr>' for c in choices)
             body.append(f'<p>position value (mover to play, before the roll): <span id="value">'
                         f'{saved["value"][node]:.10f}</span></p><table class="values" id="choices">'
-                        "<tr><th>choice</th><th>mover's win probability</th></tr>" + rows + "</table>")
+                        "<tr><th>choice</th><th>lands on</th><th>mover's win probability</th></tr>" + rows + "</table>")
         except ValueError as err:
             errors.append(str(err))
     return render_page("Ludo", "\n".join(body), errors)

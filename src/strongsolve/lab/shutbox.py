@@ -15,7 +15,7 @@ from ..games.shutbox.rules import ONE_DIE_SUM, roll_totals
 from ..games.shutbox.saved import load_result, load_values
 from ..store.errors import CorruptResultError
 from .inputs import SEED_LIMIT, shown, whole_number
-from .layout import esc, render_page, workflow_command
+from .layout import esc, reload_on_change, render_page, workflow_command
 
 blueprint = Blueprint("shutbox", __name__)
 
@@ -160,6 +160,6 @@ def page():
                 table = (f'<table class="values" id="choices"><tr><th>choice</th><th>open tiles after'
                          f'</th><th>{doc["unit"]}</th></tr>' + rows + "</table>")
     form.append('<button type="submit" id="go">Values</button></form>')
-    body = form + [table]
+    body = form + [reload_on_change("file", "/shutbox", "file"), table]
     return render_page("Shut the Box", "\n".join(body), errors)
 

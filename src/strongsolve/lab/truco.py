@@ -172,11 +172,11 @@ def page():
                     f'{vclass}</b>.</p>')
         r = solved.get((a, b, vclass))
         play = "/truco/play?" + urlencode(dict(score0=s0, score1=s1, dealer=dealer, vira=vira, you=0))
-        body.append(f'<p><a id="play-link" href="{esc(play)}">Play a hand</a> as player 0 against the '
-                    "equilibrium (a random deal; the bot samples from the solved mix).</p>")
         if r is None:
             body.append(f'<p id="subgame">subgame {a}-{b} class {vclass} is not solved.</p>')
-        else:
+        else:  # a hand is offered only where the bot has a solved mix to play
+            body.append(f'<p><a id="play-link" href="{esc(play)}">Play a hand</a> as player 0 against '
+                        "the equilibrium (a random deal; the bot samples from the solved mix).</p>")
             value0 = r["value"] if mano == 0 else 1.0 - r["value"]
             body.append(f'<p id="subgame">subgame {a}-{b} class {vclass}: player 0 wins the match with '
                         f'probability <span id="value0">{value0:.6f}</span> (mano '
@@ -185,8 +185,7 @@ def page():
             try:
                 out = policy(score, dealer, vira, hand, results)
             except (ValueError, FileNotFoundError, CorruptLayerError) as err:
-                errors.append(str(err) + ("" if not isinstance(err, FileNotFoundError) else
-                                          f"; solve it with `{solve_command(results)}`"))
+                errors.append(str(err))  # it names the command that solves the missing subgame
             else:
                 what = "hand of eleven" if out["decision"] == "hand_of_eleven" else "first card at 11-11"
                 rows = "".join(f'<tr id="action-{i}"><td class="label">{act["action"]}'

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from ..games.truco.advice import policy_line
 from ..games.truco import rules as R
-from ..games.truco.line import replay_line
+from ..games.truco.line import hand_outcome, replay_line
 from .layout import esc
 
 
@@ -66,7 +66,8 @@ def _steps(score, dealer, vira, hands, line, results):
             state = replay_line(a, b, R.parse_card(vira), prefix, face_down=True)
         except ValueError as err:
             if k == len(words) and "the hand is over" in str(err):
-                return steps, "the hand is over: its last trick is played"
+                return steps, "the hand is over: its last trick is played; " + _outcome(
+                    a, b, vira, line, mano, dealer)
             raise
         player = mano if state.to_move == R.MANO else dealer
         for p in (0, 1):  # each card of the line from the hand of the player who played it
@@ -79,7 +80,16 @@ def _steps(score, dealer, vira, hands, line, results):
         out = policy_line(score, dealer, vira, hand, prefix, results)
         chosen = words[k] if k < len(words) else ("fold" if folded else None)
         steps.append((words[:k], out, chosen))
-    return steps, (f"player {steps[-1][1]['player']} folds: the hand is over" if folded else None)
+    return steps, (f"player {steps[-1][1]['player']} folds: the hand is over; "
+                   + _outcome(a, b, vira, line, mano, dealer) if folded else None)
+
+
+def _outcome(a, b, vira, line, mano, dealer):
+    """Who won the finished hand of ``line`` and the points, as words."""
+    role, points = hand_outcome(a, b, R.parse_card(vira), line, face_down=True)
+    if role == -1:
+        return "the three tricks tie: nobody scores"
+    return f"player {mano if role == R.MANO else dealer} wins the hand and scores {points} point(s)"
 
 
 def line_html(results, score, dealer, vira, hand0, hand1, line):

@@ -24,6 +24,7 @@ from strongsolve.games.g2048.rules.boardtext import parse_board
 from strongsolve.games.g2048.play import play
 from strongsolve.games.g2048.stages.plots import LAYERS_PLOT, VALUES_PLOT
 from strongsolve.games.g2048.advice import Solution
+from strongsolve.games.g2048.move_table import move_table
 
 REPO = Path(__file__).resolve().parents[3]
 QUERY_SAMPLE = 300  # random reachable 2x3 states checked move by move against the naive solver
@@ -117,17 +118,71 @@ def test_afterstate_values_and_symmetry(opened, naive_2048):
 
 def test_query_text_marks_the_best_move(solved, capsys):
     run = solved(2, 3)
-    code, out, _ = cli(capsys, "2048", "query", run, "2 2 . / . . .")
+    code, out, _ = cli(capsys, "2048", "query", run, "2 4 . / . . .")
     assert code == 0
     sol = Solution(run)
-    b = encode([[2, 2, 0], [0, 0, 0]])
+    b = encode([[2, 4, 0], [0, 0, 0]])
     best = sol.best_move(b)
     lines = out.splitlines()
-    assert lines[1:3] == ["  2 2 .", "  . . ."]
+    assert lines[1:3] == ["  2 4 .", "  . . ."]
     assert f"value {sol.state_value(b):.6f}" in out
     marked = [line for line in lines if line.endswith("<- best")]
     assert len(marked) == 1 and marked[0].startswith(best)
     assert [line.split()[0] for line in lines[5:]] == [m["move"] for m in sol.moves(b)]
+    assert "tie" not in out
+
+
+def test_query_text_names_moves_that_tie(solved, capsys, naive_2048):
+    # up and down of "2 . . / . . 4" lead to boards of equal value; the naive solver says which tie
+    run = solved(2, 3)
+    board = ((2, 0, 0), (0, 0, 4))
+    totals = {d: r + v for d, r, v in naive_moves(naive_2048(2, 3).solution, board)}
+    top = max(totals.values())
+    tied = [d for d in totals if close(totals[d], top)]
+    assert tied == ["up", "down"]
+    code, out, _ = cli(capsys, "2048", "query", run, text(board))
+    assert code == 0
+    lines = out.splitlines()
+    assert [line.split()[0] for line in lines if line.endswith("<- tie")] == tied
+    assert not any(line.endswith("<- best") for line in lines)
+    assert lines[-1] == "up and down tie: each is optimal"
+
+
+def test_move_table_rounds_to_what_distinguishes_and_names_ties(opened, naive_2048):
+    reference = naive_2048(2, 3)
+    sol = opened(2, 3)
+    boards = random.Random(8).sample(sorted(reference.states, key=naive.board_id), 200)
+    seen_ties = 0
+    for board in boards + [((2, 0, 0), (0, 0, 4))]:
+        moves = naive_moves(reference.solution, board)
+        if not moves:
+            continue
+        table = move_table(sol.query(naive.board_id(board)), "score")
+        d = table["decimals"]
+        totals = [r + v for _, r, v in moves]
+        tied = [m for (m, _, _), t in zip(moves, totals) if close(t, max(totals))]
+        assert table["best"] == tied
+        seen_ties += len(tied) > 1
+        assert (table["tie"] is not None) == (len(tied) > 1)
+        columns = ([v for _, _, v in moves], totals)
+        for key, col in zip(("afterstate_value", "total"), columns):
+            shown = [row[key] for row in table["rows"]]
+            for text_value, exact in zip(shown, col):
+                assert abs(float(text_value) - exact) <= 0.5 * 10 ** -d + 1e-9
+            for i, a in enumerate(col):  # values apart print apart
+                for j, b in enumerate(col):
+                    if not close(a, b):
+                        assert shown[i] != shown[j]
+        if d > 1:  # one decimal fewer would merge two values that differ
+            assert any(f"{a:.{d - 1}f}" == f"{b:.{d - 1}f}" for col in columns
+                       for a in col for b in col if not close(a, b))
+    assert seen_ties > 0
+    assert "expected points after it" in table["legend"]
+
+
+def test_empty_board_is_named(solved, capsys):
+    code, out, err = cli(capsys, "2048", "query", solved(2, 2), ". . / . .")
+    assert code == 2 and "is empty: every position holds at least two tiles" in err
 
 
 def test_query_of_a_terminal_state(solved, capsys, naive_2048):

@@ -45,8 +45,15 @@ def test_every_choice_of_every_position_matches_the_reference(rule):
     checked = 0
     for x in np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0):
         own, opp = enc.position(int(x))
+        if set(own) & set(opp) - {0, 2, 5}:  # both players on an unsafe cell: never played
+            with pytest.raises(ValueError, match="impossible: cell .* holds pieces of both"):
+                advice.advise(board, enc, sol.value, own, opp, 1)
+            continue
         for face in (1, 2, 3):
             got = advice.advise(board, enc, sol.value, own, opp, face)
+            for c in got:  # the landing cell, by the reference's own step
+                assert c["lands_on"] == (None if c["move_from"] is None else
+                                         naive.ludo_step(naive_board(data), c["move_from"], face)[0])
             expected = reference_choices(data, ref, own, opp, face, rule)
             # the reference lists a pass per overshooting piece and a move per piece identity
             assert {(c["move_from"], round(c["win_probability"], 9)) for c in got} == \
@@ -65,34 +72,41 @@ def test_cli_advise_reads_the_saved_race(tmp_path, capsys):
     saved = tmp_path / "out" / "race_p2_policy.npz"
     assert main(["ludo", "race", str(path), "--pieces", "2", "--policy-out", str(saved)]) == 0
     capsys.readouterr()
-    # own pieces at 1 and 4, opponent at 0 and 1, roll 2: 1 -> 3 jumps back to 1; 4 overshoots
+    # own pieces at 1 and 4, opponent at 0 and 0, roll 2: 1 -> 3 jumps back to 1; 4 overshoots
     # (a pass under the design's rule, the default)
-    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,1", "--roll", "2",
+    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,0", "--roll", "2",
                  "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     ref = naive.ludo_race_reference(naive_board(dict(BOARD, pass_by_overshoot=True)), 2, True)
-    expected = reference_choices(BOARD, ref, (1, 4), (0, 1), 2, True)
+    expected = reference_choices(BOARD, ref, (1, 4), (0, 0), 2, True)
     assert [(c["move_from"], pytest.approx(c["win_probability"], abs=1e-9))
             for c in out["choices"]] == [(f, q) for f, q in expected]
     assert out["choices"][0]["own_after"] == [1, 4] and out["choices"][0]["opponent_after"] == [0, 0]
     assert sum(c["best"] for c in out["choices"]) == 1
-    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,1", "--roll", "2"]) == 0
+    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,0", "--roll", "2"]) == 0
     text = capsys.readouterr().out
     assert "move 1" in text and "pass" in text and text.count("*") == 1
     # errors name the bad value, and the command that writes a readable file
-    assert main(["ludo", "advise", str(saved), "--position", "3,1/0,1", "--roll", "2"]) == 2
+    assert main(["ludo", "advise", str(saved), "--position", "3,1/0,0", "--roll", "2"]) == 2
     assert "cell 3 is not a cell a piece can rest on" in capsys.readouterr().err
-    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,1", "--roll", "4"]) == 2
+    # two opposing pieces on cell 4 (not safe): the last to land would have captured the other
+    assert main(["ludo", "advise", str(saved), "--position", "4,1/4,0", "--roll", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "position 4,1/4,0 is impossible: cell 4 holds pieces of both players" in err
+    assert "safe cells: 2; 0 and 5 hold any" in err
+    assert main(["ludo", "advise", str(saved), "--position", "2,1/2,0", "--roll", "2"]) == 0  # safe
+    capsys.readouterr()
+    assert main(["ludo", "advise", str(saved), "--position", "4,1/0,0", "--roll", "4"]) == 2
     assert "roll 4 is not a face of the die" in capsys.readouterr().err
     old = tmp_path / "old.npz"
     np.savez(old, value=np.zeros(3))
-    assert main(["ludo", "advise", str(old), "--position", "4,1/0,1", "--roll", "2"]) == 2
+    assert main(["ludo", "advise", str(old), "--position", "4,1/0,0", "--roll", "2"]) == 2
     err = capsys.readouterr().err
     assert f'{old} has no "checksum" member' in err and "--policy-out" in err
     # the race's JSON summary (what the workflow's race_p2.json is) points to its saved solution
     summary = tmp_path / "out" / "race_p2.json"
     summary.write_text("{}")
-    assert main(["ludo", "advise", str(summary), "--position", "4,1/0,1", "--roll", "2"]) == 2
+    assert main(["ludo", "advise", str(summary), "--position", "4,1/0,0", "--roll", "2"]) == 2
     assert (f"{summary} is the race's summary; advise reads its saved solution: "
             f"`strongsolve ludo advise {saved} ...`") in capsys.readouterr().err
 

@@ -202,6 +202,9 @@ class Solution:
         if not 0 <= b < 1 << (4 * cells):
             raise ValueError(f"board ID {b:#x} is impossible on a {self.rows}x{self.cols} board: "
                              f"allowed IDs hold {cells} cells of 4 bits, 0 <= ID < 2^{4 * cells}")
+        if b == 0:
+            raise ValueError(f"board {self.describe(b)} is empty: every position holds at least two "
+                             "tiles (a start has two); give its tiles, e.g. '2 . . / . . 4'")
         n = age(b)
         if not 4 <= n <= self.run.last_age:
             raise ValueError(f"board {self.describe(b)} (tile sum {n}) is not in the solved layers: "

@@ -2,6 +2,7 @@
 win probability (used by ``strongsolve ludo advise`` and the lab's Ludo page).
 """
 
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -30,20 +31,28 @@ def advise(board, encoding, value, own, opponent, face):
     -------
     list of dict
         Per choice, the moves in increasing cell order then the pass: ``move_from`` (cell of the
-        piece moved, None for the pass), ``own_after``, ``opponent_after`` (cells), ``bonus_roll``
+        piece moved, None for the pass), ``lands_on`` (its cell after the move, jumps taken; None
+        for the pass), ``own_after``, ``opponent_after`` (cells), ``bonus_roll``
         and ``win_probability`` (of the mover, under optimal play afterwards); ``best`` is True on
         the first choice of highest win probability (the one the solver plays).
 
     Raises
     ------
     ValueError
-        A cell a piece cannot rest on, a wrong piece count, a face not on the die, or a game
-        already over.
+        A cell a piece cannot rest on, a wrong piece count, pieces of both players on one cell that
+        is not safe (0 and the goal hold any), a face not on the die, or a game already over.
     """
     x = encoding.node(own, opponent)
     if not 1 <= face <= board.faces or board.die[face - 1] == 0:
         raise ValueError(f"roll {face} is not a face of the die (faces 1..{board.faces} with "
                          f"probability > 0)")
+    shared = sorted(set(own) & set(opponent) - {0, board.length} - set(board.safe))
+    if shared:
+        raise ValueError(f"position {','.join(map(str, own))}/{','.join(map(str, opponent))} is "
+                         f"impossible: cell {shared[0]} holds pieces of both players, and it is not "
+                         f"safe (safe cells: {', '.join(map(str, sorted(board.safe))) or 'none'}; 0 "
+                         f"and {board.length} hold any), so the last piece to land there would have "
+                         "captured the other")
     cells = encoding.cells
     goal = len(cells) - 1
     m = encoding.n_tuples
@@ -69,7 +78,11 @@ def advise(board, encoding, value, own, opponent, face):
             q = float(value[encoding.node(a, b)])
         else:
             q = 1.0 - float(value[encoding.node(b, a)])
-        out.append({"move_from": None if moved[c] < 0 else int(cells[moved[c]]), "own_after": a,
+        source = None if moved[c] < 0 else int(cells[moved[c]])
+        # the moved piece's cell after the move: the one cell gained (none: it stayed put)
+        gained = Counter(a) - Counter(int(v) for v in own)
+        lands = None if source is None else next(iter(gained), source)
+        out.append({"move_from": source, "lands_on": lands, "own_after": a,
                     "opponent_after": b, "bonus_roll": bool(bonus and not won),
                     "win_probability": q, "best": False})
     best = max(range(n), key=lambda i: out[i]["win_probability"])

@@ -185,3 +185,33 @@ def action_labels(state, hand, vira):
         out.append((f"raise to {nxt}", []))
     return out
 
+
+
+def hand_outcome(a, b, vira, line, face_down=False):
+    """Who wins a finished hand and the points, at role-ordered score (a, b) with the vira card
+    ``vira`` (int); ``line`` (text) ends with the hand's last card or with ``fold``.
+
+    Returns
+    -------
+    (int, int)
+        The winning role (``R.MANO``, ``R.PE``, or -1 when the three tricks tie and nobody
+        scores) and the points it scores (``rules.LADDER`` at the accepted level; at a hand of
+        eleven ``MAO_DE_ONZE_VALUE``, or ``MAO_DE_ONZE_FOLD`` when the side at 11 folds).
+
+    Raises
+    ------
+    ValueError
+        As :func:`replay_line`, or when the hand is not over after ``line``.
+    """
+    words = line.replace(",", " ").split()
+    eleven = (a == 11) != (b == 11)
+    if words and words[-1].lower() == "fold":
+        state = replay_line(a, b, vira, " ".join(words[:-1]), face_down=face_down)
+        points = R.MAO_DE_ONZE_FOLD if state.eleven_pending else R.LADDER[state.level]
+        return 1 - state.to_move, points
+    state = replay_line(a, b, vira, line, finished=True, face_down=face_down)
+    if state.to_move != -1:
+        raise ValueError(f"the hand is not over after line {line!r}")
+    if state.winner == -1:
+        return -1, 0
+    return state.winner, (R.MAO_DE_ONZE_VALUE if eleven else R.LADDER[state.level])

@@ -28,7 +28,7 @@ ROUTES = (
     f"/truco/play?{TRUCO_ARGS}&you=0&seed=5&hand0=2s 7h 3c&hand1=2h 7s 3d",
 )
 # the page of each kind that must name its damaged file
-PAGE = {TRUCO: "/truco", LUDO: "/ludo", SHUTBOX: "/shutbox?file=shutbox_4/flip_one.json",
+PAGE = {TRUCO: "/truco", LUDO: "/ludo?file=ludo_small/race_p2.json", SHUTBOX: "/shutbox?file=shutbox_4/flip_one.json",
         G2048: "/2048"}
 # what the home page shows of each kind while it is readable
 LISTED = {TRUCO: "subgames solved", LUDO: 'href="/ludo?file=ludo_small/race_p2.json"',

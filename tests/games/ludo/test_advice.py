@@ -123,20 +123,20 @@ def test_a_position_with_more_pieces_than_solved_is_refused_with_the_commands_th
     # rest cells 0, 1, 2, 4, 5 (3 jumps to 1): 4 pieces give C(5 + 3, 4)^2 = 4,900 positions,
     # 2 pieces 225; a solver holding 1,000 solves 2 pieces at most
     monkeypatch.setattr(encoding, "MAX_RACE_NODES", 1000)
-    assert main(["ludo", "advise", str(saved), "--position", "1,3,2,4/0,1,2,4", "--roll",
+    assert main(["ludo", "advise", str(saved), "--position", "1,3,2,4/0,0,2,5", "--roll",
                  "2"]) == 2
     err = capsys.readouterr().err
     assert "has 4 piece(s) each, but" in err and "holds the race of 2 piece(s) each" in err
     assert "cell 3 is not a cell a piece can rest on in this board (jump source: 3 -> 1)" in err
     assert "The 4-piece game is not solved exactly: 4,900 positions" in err
     assert "2 piece(s) each is the largest race it solves here" in err
-    command = f"strongsolve ludo advise {saved} --position 1,2/0,1 --roll 2"
+    command = f"strongsolve ludo advise {saved} --position 1,2/0,0 --roll 2"
     assert f"`{command}`" in err
     # the command printed runs, and answers as advise does on that two-piece position
     assert main(command.split()[1:] + ["--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     sol = expansion.solve_race(rules.Board.from_mapping(BOARD), 2, tol=1e-13)
-    expected = advice.advise(sol.race.board, sol.race.encoding, sol.value, (1, 2), (0, 1), 2)
+    expected = advice.advise(sol.race.board, sol.race.encoding, sol.value, (1, 2), (0, 0), 2)
     assert [c["win_probability"] for c in out["choices"]] == pytest.approx(
         [c["win_probability"] for c in expected], abs=1e-9)
 

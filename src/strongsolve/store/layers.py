@@ -111,8 +111,8 @@ def write_layer(path, arrays, attrs, zstd_level=1, durable=True, chunk=CHUNK):
         Compression level of the arrays' zstd codec (recorded in ``zarr.json``, so a reader needs
         no setting): 1, the fastest, by default; value layers use 3.
     durable : bool
-        True: every file and the rename are flushed to disk (fsync) before this returns. False
-       : the layer is still written under a temporary name and renamed when complete, so
+        True: every file and the rename are flushed to disk (fsync) before this returns. False:
+        the layer is still written under a temporary name and renamed when complete, so
         a killed process leaves it whole or absent, but nothing is flushed: the caller must call
         :func:`.atomic.sync_file_system` before it records the layer anywhere (a stage, before its
         block manifest). A power loss before that flush can leave the layer damaged, which its

@@ -38,7 +38,8 @@ TRUCO_GRID = f"{deck_root(RESULTS, TRUCO_DECK)}/truco/grid"
 TRUCO_MIN = None if TRUCO["scores"] is None else TRUCO["scores"].get("min_score", 0)
 
 
-TRUCO_ROW11_SUMMARY = f"{TRUCO_DIR}/row11_summary.csv" if TRUCO_DECK.name == "full" else None
+# the full deck's 11 row comes from the row-11 group jobs; a tier job needs only the groups it reads
+TRUCO_ROW11 = f"{TRUCO_DIR}/row11" if TRUCO_DECK.name == "full" else None
 
 
 TRUCO_TARGETS = [f"{TRUCO_DIR}/abstraction_sizes.csv"]
@@ -110,7 +111,7 @@ rule truco_row11_summary:
 
 rule truco_grid_tier:
     input:
-        lambda wildcards: tier_inputs(TRUCO_GRID, wildcards.tier, TRUCO_MIN, TRUCO_ROW11_SUMMARY),
+        lambda wildcards: tier_inputs(TRUCO_GRID, wildcards.tier, TRUCO_MIN, TRUCO_ROW11),
     output:
         f"{TRUCO_GRID}/{{tier}}_min{{lo}}.csv",
     log:
@@ -124,10 +125,10 @@ rule truco_grid_tier:
     # the job's threads (which Snakemake may lower to --cores) shared by the workers
     threads: TRUCO["workers"] * TRUCO["threads"]
     resources:
-        # the full deck: the forest solver's projected peak for the tier (games/truco/sizes.py);
+        # the full deck: the peak of the tier's solver per worker (games/truco/sizes.py);
         # a small deck: truco.mem_mb
         mem_mb=lambda wildcards: TRUCO["workers"] * (
-            tier_job_mb(wildcards.tier, "tabular" if TRUCO["solver"] == "tabular" else "forest")
+            tier_job_mb(wildcards.tier, TRUCO["solver"])
             if TRUCO_DECK.name == "full"
             and wildcards.tier != "row11" else TRUCO["mem_mb"]),
     params:
@@ -148,6 +149,9 @@ rule truco_grid_tier:
 rule truco_grid_summary:
     input:
         TRUCO_TIER_CSVS,
+        # the 11-row scores of the region, summarized with the rest (full deck: their group jobs')
+        [] if TRUCO_ROW11 is None or TRUCO_MIN is None else
+        [f"{TRUCO_ROW11}/group_{x}" for x in TRUCO_GROUPS if int(x) >= TRUCO_MIN],
     output:
         f"{deck_root(RESULTS, TRUCO_DECK)}/truco/grid_summary.csv",
     log:

@@ -61,3 +61,19 @@ def test_cli_sizes_projects_the_forest_solver(capsys):
     assert peak(nodes, slots, infosets, deals) < 12 * 2 ** 30
     with pytest.raises(ValueError, match="bad tier 't5'"):
         tier_job_mb("t5")
+
+
+def test_tier_job_mb_quotes_the_solver_auto_takes():
+    from strongsolve.games.truco.sizes import FULL_DECK_TIERS, PUBLIC_PEAK_MIB, tier_job_mb
+
+    # auto: the public tree where its peak is measured (t1, t2), the forest below
+    assert tier_job_mb("t1") == tier_job_mb("t1", "public") == int(2_075 * 2 ** 20 * 1.1 / 10 ** 6) + 1
+    assert tier_job_mb("t2") == int(4_298 * 2 ** 20 * 1.1 / 10 ** 6) + 1
+    assert tier_job_mb("t3") == tier_job_mb("t3", "forest")
+    assert PUBLIC_PEAK_MIB == {1: 2_075, 2: 4_298}
+    # forced public below t2: the line through the two measured tiers, in action slots
+    s1, s2, s3 = (FULL_DECK_TIERS[t][2] for t in (1, 2, 3))
+    mib3 = 2_075 + (4_298 - 2_075) * (s3 - s1) / (s2 - s1)
+    assert tier_job_mb("t3", "public") == int(mib3 * 2 ** 20 * 1.1 / 10 ** 6) + 1
+    with pytest.raises(ValueError, match="bad solver 'cfr'"):
+        tier_job_mb("t1", "cfr")

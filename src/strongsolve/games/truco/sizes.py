@@ -73,20 +73,48 @@ def forest_arithmetic(nodes, slots, infosets, deals):
             f"{FOREST_OVERHEAD_BYTES // 2 ** 20} MiB = {b / 2 ** 30:.2f} GiB")
 
 
-def tier_job_mb(tier, solver="forest"):
-    """Megabytes (10**6 bytes, Snakemake's ``mem_mb``) a full-deck grid job of ``tier`` ("t1".."t4"
-    or 1..4) needs with ``solver`` ("forest" or "tabular"), from ``FULL_DECK_TIERS`` with a 10%
-    margin (ValueError on a bad tier or solver)."""
+# Peak RSS of one public-tree worker (kernels/public_cfr.py; MiB), measured on full-deck subgames:
+# t1 over a whole tier job to NashConv 1e-3 (two fixed-point rounds, warm starts included), t2 while
+# its tree is built (bench/RECORD.md, "Truco: the public-tree (vector-form) CFR", 2026-12-04)
+PUBLIC_PEAK_MIB = {1: 2_075, 2: 4_298}
+
+
+def public_peak_mib(tier):
+    """Peak MiB of a full-deck public-tree subgame job of ``tier`` (1..4): ``PUBLIC_PEAK_MIB`` where
+    measured, else the straight line through the two measured tiers in the tier's action slots
+    (``FULL_DECK_TIERS``), an extrapolation."""
+    if tier in PUBLIC_PEAK_MIB:
+        return PUBLIC_PEAK_MIB[tier]
+    (s1, m1), (s2, m2) = [(FULL_DECK_TIERS[t][2], PUBLIC_PEAK_MIB[t]) for t in (1, 2)]
+    return m1 + (m2 - m1) * (FULL_DECK_TIERS[tier][2] - s1) / (s2 - s1)
+
+
+def tier_job_mb(tier, solver="auto"):
+    """Megabytes (10**6 bytes, Snakemake's ``mem_mb``) per worker of a full-deck grid job of
+    ``tier`` ("t1".."t4" or 1..4) with ``solver`` (config ``truco.solver``: "auto" takes the public
+    tree up to t2 and the forest below, as ``stages.groups`` does; "forest", "public" or "tabular"),
+    with a 10% margin: the forest's and the tabular solver's from ``FULL_DECK_TIERS``, the public
+    tree's from ``public_peak_mib``.
+
+    Raises
+    ------
+    ValueError
+        On a bad tier or solver.
+    """
     t = int(str(tier).lstrip("t")) if str(tier).lstrip("t").isdigit() else None
     if t not in FULL_DECK_TIERS:
         raise ValueError(f"bad tier {tier!r}: allowed t1, t2, t3, t4")
+    if solver == "auto":
+        solver = "public" if t in PUBLIC_PEAK_MIB else "forest"
     nodes, infosets, slots, deals = FULL_DECK_TIERS[t]
     if solver == "forest":
         b = forest_peak_bytes(nodes, slots, infosets, deals)
     elif solver == "tabular":
         b = solver_bytes(nodes, slots, infosets)
+    elif solver == "public":
+        b = public_peak_mib(t) * 2 ** 20
     else:
-        raise ValueError(f"bad solver {solver!r}: allowed forest, tabular")
+        raise ValueError(f"bad solver {solver!r}: allowed auto, forest, public, tabular")
     return int(b * 1.1 / 10 ** 6) + 1
 
 

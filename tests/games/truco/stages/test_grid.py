@@ -18,7 +18,7 @@ from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.hints import solve_command
 from strongsolve.games.truco.stages.grid import (TIERS, continuation_value, deck_root, grid_path,
                                                  score_tier, small_deck, solve_tier, starting_values,
-                                                 successors, tier_groups)
+                                                 successors, tier_groups, tier_inputs)
 from strongsolve.games.truco.stages.groups import check_params, solve_scores
 from strongsolve.games.truco.saved import read_subgame
 from strongsolve.games.truco.tree import outcome_points
@@ -49,6 +49,18 @@ def test_successors_follow_the_match_rules():
     assert successors(9, 10) == [(10, 9), (10, 10), (11, 9)]
     # a hand of eleven at 11-4: fold gives pé 1, a played hand is worth 3
     assert successors(11, 4) == [(4, 11), (5, 11), (7, 11)]
+
+
+def test_a_tier_job_needs_only_the_11_row_groups_its_hands_lead_to():
+    # t1 at min 9: 9-10 -> 11-9 (group 9), 10-9 -> 9-11 (group 9), 10-10 -> 11-10 / 10-11 (group
+    # 10); every other outcome stays in t1 or ends the match (3 points from 9 reach 12)
+    assert tier_inputs("G", "t1", 9, "R") == ["R/group_9", "R/group_10"]
+    assert tier_inputs("G", "t1", 10, "R") == ["R/group_10"]
+    # t2 at min 8: 8-8 +3 -> 8-11 (group 8), 9-8 pé +3 -> 11-9 (group 9), 8-10 mano +3 -> 10-11
+    # (group 10); and the tier above's summary
+    assert tier_inputs("G", "t2", 8, "R") == ["G/t1_min9.csv", "R/group_8", "R/group_9", "R/group_10"]
+    # a small deck's t1 reads its own 11 row, solved by its row11 tier job
+    assert tier_inputs("G", "t1", 9) == ["G/row11_min9.csv"]
 
 
 def test_small_deck_classes():

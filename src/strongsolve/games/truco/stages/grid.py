@@ -103,15 +103,26 @@ def tier_csv(grid_dir, tier, min_score):
     return f"{grid_dir}/{tier}_min{max(min_score, TIER_LOWEST_MIN[tier])}.csv"
 
 
-def tier_inputs(grid_dir, tier, min_score, row11_summary=None):
+def tier_inputs(grid_dir, tier, min_score, row11_dir=None):
     """What the job of ``tier`` needs: the summary of the tier above (its scores' continuation
-    values), or, for t1 of the full deck, ``row11_summary`` (the 11 row's own jobs)."""
+    values) and, for the full deck (``row11_dir``: the 11 row's own jobs, ``<results>/truco/row11``),
+    the 11-row groups its region's hands lead to (``row11_groups_read``), not the whole row."""
     i = TIERS.index(tier)
     if i == 0:
         return []
-    if i == 1 and row11_summary is not None:
-        return [row11_summary]
-    return [tier_csv(grid_dir, TIERS[i - 1], min_score)]
+    above = [] if i == 1 and row11_dir is not None else [tier_csv(grid_dir, TIERS[i - 1], min_score)]
+    groups = [] if row11_dir is None else row11_groups_read(tier, min_score)
+    return above + [f"{row11_dir}/group_{x}" for x in groups]
+
+
+def row11_groups_read(tier, min_score):
+    """Names (``"0"`` .. ``"11"``, ascending) of the 11-row groups whose subgames the job of ``tier``
+    reads for the region of scores with min(a, b) >= ``min_score``: the groups of the 11-row scores
+    a hand of the region leads to (group x holds 11-x and x-11). The {1, 3} tier of the region
+    min 9, for example, reads groups 9 and 10, whose own jobs need group 11 (``group_dependencies``)."""
+    read = {min(t) for group in tier_groups(tier) if min(min(s) for s in group) >= min_score
+            for s in group for t in successors(*s) if in_row11(*t)}
+    return [str(x) for x in sorted(read)]
 
 
 def grid_path(root, a, b, c):

@@ -143,7 +143,8 @@ rule truco_grid_tier:
     shell:
         logged("env NUMBA_NUM_THREADS={params.numba_threads} strongsolve truco grid-tier --tier {wildcards.tier} "
                "--min-score {wildcards.lo} --results {params.results} --deck '{params.deck}' "
-               "--params '{params.solver}' --workers {params.workers} --out {output}")
+               "--params '{params.solver}' --workers {params.workers} --out {output}"
+               + (" --keep-accumulators" if TRUCO["keep_accumulators"] else ""))
 
 
 rule truco_grid_summary:

@@ -101,6 +101,10 @@ def _register_stages(sub):
     _region_options(t)
     _solver_options(t)
     t.add_argument("--out", required=True, help="CSV of the tier's subgames, written at the end")
+    t.add_argument("--keep-accumulators", action="store_true",
+                   help="keep each subgame's CFR regrets and strategy sums beside it (16 bytes per "
+                        "action slot, 91 MB per full-deck t1 subgame), so that a tighter target "
+                        "continues the solve instead of starting over")
     t.set_defaults(handler=_grid_tier)
     m = sub.add_parser("grid-summary", help="CSV of every stored subgame of the region, with W per score")
     _region_options(m)
@@ -155,7 +159,8 @@ def _grid_tier(args):
     if args.tier not in TIERS:
         raise UserError(f"bad tier {args.tier!r}: expected one of {', '.join(TIERS)}")
     write_tier(args.tier, args.results, args.out, _solver_params(args),
-               deck_from_config(json.loads(args.deck)), args.min_score, log=_log)
+               deck_from_config(json.loads(args.deck)), args.min_score, log=_log,
+               keep_accumulators=args.keep_accumulators)
 
 
 def _grid_summary(args):

@@ -190,9 +190,10 @@ def npz_checksum(arrays):
     return _sha256("\n".join(parts).encode())
 
 
-def write_npz_checked(path, arrays):
-    """Write ``arrays`` (name -> array) as a compressed ``.npz`` archive with the member
-    ``checksum`` (:func:`npz_checksum`), atomically (a temporary name beside ``path``, then a rename).
+def write_npz_checked(path, arrays, compress=True):
+    """Write ``arrays`` (name -> array) as an ``.npz`` archive (zip-deflated unless ``compress`` is
+    False: large float arrays that hardly compress) with the member ``checksum``
+    (:func:`npz_checksum`), atomically (a temporary name beside ``path``, then a rename).
 
     Raises
     ------
@@ -204,7 +205,8 @@ def write_npz_checked(path, arrays):
     tmp = temporary_name(path)
     try:
         with open(tmp, "wb") as f:
-            np.savez_compressed(f, **arrays, **{CHECKSUM_KEY: np.array(npz_checksum(arrays))})
+            (np.savez_compressed if compress else np.savez)(
+                f, **arrays, **{CHECKSUM_KEY: np.array(npz_checksum(arrays))})
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

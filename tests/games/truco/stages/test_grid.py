@@ -450,3 +450,73 @@ def test_an_empty_checkpoint_array_is_ignored(tmp_path, capsys):
     assert Partial(tmp_path, (10, 10), 0, 0, [0.5] * 4, prm).load() is None
     assert "ignoring the damaged checkpoint" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("solver", ["public", "tabular"])
+def test_a_subgame_continued_from_its_kept_accumulators_is_the_unbroken_solve(tmp_path, solver):
+    """Accumulators kept beside a subgame (written and read back through the store, checksummed)
+    continue its DCFR where it stopped: the continued solve's average strategy is bit for bit that
+    of one unbroken run of as many iterations."""
+    from strongsolve.games.truco.saved import read_accumulators, write_accumulators
+    from strongsolve.games.truco.stages.groups import _solve_one
+
+    deck = small_deck(DECK)
+    s, c = (10, 10), 0
+    W = {t: 0.5 for t in successors(*s)}
+    from strongsolve.games.truco.stages.groups import hand_utility_table
+    table = hand_utility_table(*s, W)
+    pairs = ab.deal_pairs(deck.capacities[c])
+    prm = lambda **kw: check_params(dict(dict(check_every=5, max_iterations=10**5, solver=solver),
+                                         **kw))
+    loose = _solve_one(s, c, pairs, table, prm(target_nash_conv=1e-2), None, None, True)
+    path = tmp_path / "s10-10_v0.zarr"
+    regret, strat_sum, iters = loose[3]
+    write_accumulators(path, regret, strat_sum, iters, loose[2]["checks"])
+    kept = read_accumulators(path)
+    assert kept[2] == iters == loose[2]["iterations"] > 0
+    assert np.array_equal(kept[0], regret) and np.array_equal(kept[1], strat_sum)
+    assert kept[3] == [tuple(x) for x in loose[2]["checks"]]
+    cont = _solve_one(s, c, pairs, table, prm(target_nash_conv=1e-5), kept, None, True)
+    total = cont[2]["iterations"]
+    assert total > iters and cont[2]["nash_conv"] <= 1e-5
+    # one run of `total` iterations from nothing (a target it cannot reach before the budget ends)
+    unbroken = _solve_one(s, c, pairs, table, prm(target_nash_conv=1e-300, max_iterations=total),
+                          None, None, True)
+    assert unbroken[2]["iterations"] == total
+    assert np.array_equal(np.asarray(cont[2]["arrays"]["policy"]),
+                          np.asarray(unbroken[2]["arrays"]["policy"]))
+    assert cont[2]["value"] == unbroken[2]["value"]
+
+
+def test_a_tier_keeps_its_accumulators_and_a_tighter_target_continues_from_them(tmp_path):
+    """With ``keep_accumulators``, every subgame of the tier has its accumulators beside it (its
+    iterations), and asking for a tighter target continues each re-solved subgame from them; a
+    damaged file is reported and that subgame starts over."""
+    from strongsolve.games.truco.saved import accumulators_path, read_accumulators
+
+    deck = small_deck(DECK)
+    root = deck_root(tmp_path, deck)
+    grid = root / "truco" / "grid"
+    loose = dict(target_nash_conv=1e-3, check_every=10, max_iterations=10**6,
+                 fixed_point_tol=1e-5, max_fixed_point_rounds=30, solver="tabular")
+    quiet = lambda m: None
+    solve_tier("row11", tmp_path, loose, deck, min_score=10, log=quiet, keep_accumulators=True)
+    solve_tier("t1", tmp_path, loose, deck, min_score=10, log=quiet, keep_accumulators=True)
+    stored = {p: read_subgame(p, arrays=False)[0] for p in sorted(grid.glob("s*.zarr"))}
+    assert len(stored) == 2 + 2 * 2 + 2  # 11-11, 11-10 and 10-11, 10-10 (two classes each)
+    for p, attrs in stored.items():
+        assert read_accumulators(p)[2] == attrs["iterations"], p
+    damaged = grid / "s10-10_v1.zarr"
+    accumulators_path(damaged).write_bytes(b"not an archive")
+    lines = []
+    solve_tier("t1", tmp_path, dict(loose, target_nash_conv=1e-6), deck, min_score=10,
+               log=lines.append, keep_accumulators=True)
+    before = stored[grid / "s10-10_v0.zarr"]["iterations"]
+    assert any("s10-10_v0.zarr continues from its kept accumulators at iteration "
+               f"{before}" in m for m in lines), lines
+    assert any("not continuing s10-10_v1.zarr" in m and "cannot be read" in m for m in lines)
+    after = read_subgame(grid / "s10-10_v0.zarr", arrays=False)[0]
+    assert after["nash_conv"] <= 1e-6 and after["iterations"] > before
+    assert read_accumulators(grid / "s10-10_v0.zarr")[2] == after["iterations"]
+    assert read_accumulators(damaged)[2] == read_subgame(damaged, arrays=False)[0]["iterations"]
+    assert not list(grid.glob(".*"))

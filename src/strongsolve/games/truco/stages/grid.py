@@ -21,6 +21,7 @@ for a small deck.
 Run as ``strongsolve truco grid-tier --tier t1 ...`` (one Snakemake job per tier).
 """
 
+import json
 import re
 import shutil
 from dataclasses import dataclass
@@ -35,7 +36,8 @@ from .. import rules as R
 from ..pruning import tier as raise_tier
 from .groups import check_params, hand_utility_table, solve_scores, unmapped
 from ..hints import unsolved_command
-from ..saved import GRID_DIR, read_subgame, subgame_name, subgame_path, write_subgame
+from ..saved import (GRID_DIR, accumulators_path, read_accumulators, read_subgame, subgame_name,
+                     subgame_path, write_accumulators, write_subgame)
 from ..subgames import eleven_player, in_row11, row11_groups
 from ..tree import outcome_points
 
@@ -193,7 +195,8 @@ def continuation_value(root, a, b, deck, results=None):
     return total
 
 
-def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
+def solve_tier(name, results, params=None, deck=None, min_score=0, log=print,
+               keep_accumulators=False):
     """Solve the groups of tier ``name`` with min(a, b) >= ``min_score`` a subgame of which is not
     stored yet for the target NashConv and the continuation values stored now (``_needs_solving``),
     and write each subgame of such a group (value, nash_conv, exploitability, iterations, seconds,
@@ -212,6 +215,10 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
     min_score : int
         Lower bound of the region (config ``truco.scores.min_score``).
     log : callable
+    keep_accumulators : bool
+        Keep each subgame's CFR accumulators beside it (``saved.write_accumulators``, 16 bytes per
+        action slot), and continue from those kept when a subgame is solved again (a tighter
+        target): the continued solve runs the iterations an unbroken one would.
 
     Returns
     -------
@@ -255,16 +262,25 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
         if missing:
             if spill.exists():
                 log(f"{label}: resuming from {spill}, left by a killed job")
+            keep = keep_accumulators and prm["solver"] != "lp"  # the LP has no regrets
+            acc = _kept_accumulators(root, group, deck, prm, spill, label, log) if keep else {}
             out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
-                                      spill_dir=spill)
+                                      spill_dir=spill, accumulators=acc)
             for s, c in missing:  # each subgame renamed into place on its own
                 r = out[(s, c)]
                 attrs = {k: v for k, v in r.items() if k != "arrays"}
                 attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
                              fixed_point_residual=resid, params=prm, deck=deck.name)
-                write_subgame(grid_path(root, *s, c),
-                              {k: unmapped(v) for k, v in r["arrays"].items()}, attrs)
-            del out
+                path = grid_path(root, *s, c)
+                # first, so a kept file never outlives its subgame's solve unnoticed: one left
+                # from an older solve is refused on reading (its iterations differ)
+                if keep:
+                    write_accumulators(path, unmapped(acc[(s, c)][0]), unmapped(acc[(s, c)][1]),
+                                       r["iterations"], r["checks"])
+                else:
+                    accumulators_path(path).unlink(missing_ok=True)
+                write_subgame(path, {k: unmapped(v) for k, v in r["arrays"].items()}, attrs)
+            del out, acc
         else:
             log(f"tier {name}: group {group} already solved")
         if spill.exists():  # stored: the checkpoints are of no more use
@@ -278,6 +294,51 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                                      "seconds", "cpu_seconds", "max_rss_mib", "n_nodes",
                                      "raise_caps")}))
     return rows
+
+
+# parameters a kept solve may continue under: any but the target and the iteration budget (and
+# the workers, which change no value)
+_CONTINUABLE = ("target_nash_conv", "max_iterations", "workers")
+
+
+def _kept_accumulators(root, group, deck, prm, spill, label, log):
+    """``solve_scores``'s ``accumulators`` for a group solved again: of each stored subgame with
+    accumulators kept (``saved.read_accumulators``) from a solve with the same parameters but the
+    target and budget, the kept arrays copied into the spill folder as .npy files (each worker
+    maps its own; the job never holds a group's accumulators at once). A damaged or stale file is
+    reported and its subgame starts over as before."""
+    same = lambda p: {k: v for k, v in p.items() if k not in _CONTINUABLE}
+    start = {}
+    for s in group:
+        for c in deck.classes:
+            path = grid_path(root, *s, c)
+            if not accumulators_path(path).exists():
+                continue
+            try:
+                attrs = read_subgame(path, arrays=False)[0]
+                regret, strat_sum, iters, checks = read_accumulators(path)
+            except (CorruptResultError, OSError, KeyError, ValueError) as err:
+                log(f"{label}: not continuing {path.name} from its kept accumulators ({err})")
+                continue
+            if same(attrs.get("params", {})) != same(json.loads(json.dumps(prm))) \
+                    or attrs["iterations"] != iters:
+                log(f"{label}: not continuing {path.name} from its kept accumulators (kept for "
+                    "other solver parameters, or by an older solve)")
+                continue
+            Path(spill).mkdir(parents=True, exist_ok=True)
+            files = []
+            for name, arr in (("regret", regret), ("strat_sum", strat_sum)):
+                f = Path(spill) / f"{path.name.removesuffix('.zarr')}_kept_{name}.npy"
+                tmp = f.with_name(f".{f.name}.tmp")
+                with open(tmp, "wb") as fh:
+                    np.save(fh, arr)
+                tmp.replace(f)
+                files.append(f)
+            del regret, strat_sum
+            start[(s, c)] = (files[0], files[1], iters, checks)
+            log(f"{label}: {path.name} continues from its kept accumulators at iteration {iters} "
+                f"(NashConv {attrs['nash_conv']:.2e})")
+    return start
 
 
 def starting_values(root, group, deck, results=None):
@@ -394,7 +455,8 @@ def write_grid_summary(results, out, deck=None, min_score=0):
     write_text_atomic(out, _csv(rows, SUMMARY_COLUMNS[:4] + ["W"] + SUMMARY_COLUMNS[4:]))
 
 
-def write_tier(tier, results, out, prm, deck=None, min_score=0, log=print):
+def write_tier(tier, results, out, prm, deck=None, min_score=0, log=print, keep_accumulators=False):
     """Solve one tier of the score grid (:func:`solve_tier`) and write the CSV of its subgames
     (``SUMMARY_COLUMNS``) to ``out``, atomically, at the end."""
-    write_text_atomic(out, _csv(solve_tier(tier, results, prm, deck, min_score, log=log)))
+    write_text_atomic(out, _csv(solve_tier(tier, results, prm, deck, min_score, log=log,
+                                           keep_accumulators=keep_accumulators)))

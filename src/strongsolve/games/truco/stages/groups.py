@@ -148,7 +148,7 @@ def hand_utility_table(a, b, W):
     return utility_table(a, b, W) if in_row11(a, b) else raise_utility_table(a, b, W)
 
 
-def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
+def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None, accumulators=None):
     """Solve scores that depend on each other (through three tied tricks) for every deck class.
 
     Parameters
@@ -174,6 +174,11 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
         checkpoints (``_spill``): a subgame of a round already there, solved for the same utility
         table and parameters, is read back, not solved again (a killed job's next run); None keeps
         them in memory.
+    accumulators : dict or None
+        ``(score, class) -> (regret, strat_sum, iterations, checks)`` a subgame's first round starts
+        from (those a finished solve kept, ``saved.read_accumulators``: the solve continues where it
+        stopped; arrays, or paths of .npy files opened as read-only memory maps); replaced in place
+        by each subgame's accumulators at the end (memory maps of ``spill_dir`` with one).
 
     Returns
     -------
@@ -192,7 +197,8 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None):
     classes = sorted(decks)
     if spill_dir is not None:
         Path(spill_dir).mkdir(parents=True, exist_ok=True)
-    accum, out = {}, {}
+    accum = accumulators if accumulators is not None else {}
+    out = {}
     pool = (ProcessPoolExecutor(prm["workers"], mp_context=multiprocessing.get_context("fork"))
             if prm["workers"] > 1 else None)
     try:
@@ -622,7 +628,10 @@ def _record(s, c, table, prune, caps, n_nodes, n_infosets, p_nobody, res, infose
                   raise_caps=list(caps), face_down=face_down,
                   max_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   arrays=dict(policy=res.strategy, infoset_ptr=infoset_ptr, infoset_key=infoset_key,
-                              hands=hands))
+                              hands=hands),
+                  # (iterations, NashConv) of the solve's checks: the convergence, and what a
+                  # continued solve schedules its checks from (saved.write_accumulators)
+                  checks=[[int(t), float(e)] for t, e in getattr(res, "checks", [])])
     return (s, c, record, (res.regret, res.strat_sum, res.iterations),
             (infoset_key, infoset_ptr, res.regret))
 

@@ -1,4 +1,4 @@
-"""Benchmark the Elias-Fano layers of 2048 afterstate IDs (issue 3).
+"""Benchmark the Elias-Fano layers of 2048 afterstate IDs.
 
 Per age layer of the forward pass: the number of afterstates ``n``; for the raw canonical IDs and
 each compact-ID option (base adjustment, cell omission, both; Kaneko & Yamashita 2025) the universe

@@ -1,4 +1,4 @@
-"""Kill -9 the Snakemake main process alone, rerun at once, many times: one writer per run (issue 16).
+"""Kill -9 the Snakemake main process alone, rerun at once, many times: one writer per run.
 
 A ``kill -9`` of the main process alone (not its process group) leaves its running job alive; the
 immediate rerun starts the same job again. Each job holds its run's writer lock

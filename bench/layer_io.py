@@ -1,4 +1,4 @@
-"""The file work of a solved 2048 run, done alone: every layer read, decoded, encoded and written (issue 20).
+"""The file work of a solved 2048 run, done alone: every layer read, decoded, encoded and written.
 
 What a workflow run spends outside the kernels on its layers, part by part, in wall and CPU seconds
 (``getrusage``: every thread of this process, zarr's event loop and the I/O threads included):

@@ -1,4 +1,4 @@
-"""A fresh, independent race solver written only from the rule text of issue 19 and the board file.
+"""A fresh, independent race solver written only from the written rules and the board file.
 
 Shares no code with strongsolve (its own board reader, move rule, state index and sweep), to check
 the first mover's win probability of the two-sided race under the old move rule

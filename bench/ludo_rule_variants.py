@@ -1,5 +1,5 @@
 """Two-piece Ludo race under rule readings, by a value iteration that shares no code with the
-solver (issue 19: the 1.0e-5 report).
+solver (the reported 1.0e-5 difference).
 
 A report gave 0.5017593511039 for the first mover of the two-piece race on the classic board under
 the old move rule (``pass_by_overshoot: false``), against the solver's 0.5017696263665. This script

@@ -1,4 +1,4 @@
-"""Time the value-only Ludo race solver (strongsolve.games.ludo_values, issue 19): seconds per sweep
+"""Time the value-only Ludo race solver (strongsolve.games.ludo_values): seconds per sweep
 (wall and CPU) on a given number of numba threads, peak RSS, and optionally the sweeps to a
 tolerance; prints one JSON object.
 
@@ -50,7 +50,7 @@ def advise_timing(board, pieces, held, sweeps, delta):
         read_layer(path)
         read = time.perf_counter() - t
         rss_read = peak_rss()
-        # the design's example position (issue 19; 31 for 30, a trap source), its first `pieces`
+        # the design's example position (31 for 30, a trap source), its first `pieces`
         # pieces of each side; on another board, the first rest cells after 0
         own, opp = (8, 15, 42, 3)[:pieces], (10, 25, 31, 50)[:pieces]
         rest = board.rest_cells()

@@ -1,6 +1,6 @@
 """The 2048 forward pass as plain vectorised numpy: the baseline the numba kernels are measured against.
 
-Written independently of ``strongsolve.games.g2048`` (issue 8: "the same workload as a plain numpy
+Written independently of ``strongsolve.games.g2048`` ("the same workload as a plain numpy
 implementation in bench/ for the ratio"); it shares only the conventions of the reference design (DESIGN.md)
 (Kaneko & Yamashita 2025): cell ``i = row*cols + col`` in bits ``4i..4i+3`` of a uint64 board ID
 (exponent, 0 = empty); a move slides toward a wall and merges equal neighbours once, the pair nearest

@@ -1,4 +1,4 @@
-"""Projection of the full 4x3 solve on a many-core machine from measured rates by layer size (issue 20).
+"""Projection of the full 4x3 solve on a many-core machine from measured rates by layer size.
 
 Inputs, all measured or published:
 

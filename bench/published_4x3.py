@@ -1,4 +1,4 @@
-"""Compare a 4x3 run's states per age with the authors' published counts (issue 20).
+"""Compare a 4x3 run's states per age with the authors' published counts.
 
 The published counts (``bench/data/kaneko_4x3_states_to_600.txt``, ages 4..600, with its source)
 come from the authors of "Strongly Solving 2048 4x3" (Kaneko & Yamashita, 2025). The run's counts are

@@ -1,6 +1,6 @@
 """Benchmark the 2048 solver: throughput per stage and board, memory, JIT, and a 4x3 projection.
 
-Issues 8 and 4. Every measured stage runs in its own subprocess, so its peak RSS (``ru_maxrss`` of
+Every measured stage runs in its own subprocess, so its peak RSS (``ru_maxrss`` of
 that child, from ``os.wait4``) and its CPU seconds are its own. Inside a child the numba kernels are
 warmed on a tiny board first, so the timed part holds no compilation; the JIT is measured on its own
 (stage ``jit``: first vs second call in a process with an empty ``NUMBA_CACHE_DIR``). The machine is
@@ -24,7 +24,7 @@ Stages (``--stages``, comma-separated; default all):
   fresh process pays to load them from a warm cache (what each Snakemake job pays).
 - ``pipeline``  ``pipeline.solve`` with files (zarr layers): wall, CPU, bytes on disk per afterstate.
 - ``snakemake`` the real workflow (``snakemake --cores THREADS``) in a temporary copy of the
-  workflow, after one warm-up run on 2x2: wall seconds of the whole solve (issue 8: 3x3 <= 60 s).
+  workflow, after one warm-up run on 2x2: wall seconds of the whole solve (target: 3x3 <= 60 s).
 
 Then a projection of the full 4x3 solve on a 16-core, 128 GiB workstation (see :func:`projection`).
 
@@ -53,7 +53,7 @@ STAGES = ("forward", "backward", "numpy", "jit", "pipeline", "snakemake")
 GIB = 1 << 30
 
 # Published 4x3 totals and largest layer (cases.json "2048_4x3_states_per_age": Kaneko & Yamashita
-# 2025, "Strongly Solving 2048 4x3", and the authors' num_found_states.txt; issue 4).
+# 2025, "Strongly Solving 2048 4x3", and the authors' num_found_states.txt).
 TOTAL_STATES_4X3 = 1_152_817_492_752
 TOTAL_AFTERSTATES_4X3 = 739_648_886_170
 LARGEST_LAYER_4X3 = {"age": 9568, "states": 3.0e8}
@@ -335,7 +335,7 @@ def rates(doc):
     doc["per_cpu_s"] = doc["count"] / doc["cpu_s"] if doc["cpu_s"] > 0 else None
     doc["per_wall_s"] = doc["count"] / doc["wall_s"] if doc["wall_s"] > 0 else None
     if doc.get("window_bytes") and "base_rss_bytes" in doc:
-        # the budget of issue 8: the three-layer window plus memory_limit (none: the window alone),
+        # the memory budget: the three-layer window plus memory_limit (none: the window alone),
         # against the peak above what the process held after its imports and JIT warm-up
         doc["budget_bytes"] = doc["window_bytes"] + (doc.get("memory_limit") or 0)
         doc["rss_over_budget"] = (doc["peak_rss_bytes"] - doc.get("base_rss_bytes", 0)) / doc["budget_bytes"]
@@ -460,7 +460,7 @@ def read_forward_log(path):
             "states": states, "afterstates": int(sum(r[3] for r in rows)), "wall_s": wall,
             "per_wall_s": states / wall if wall else None,
             "per_wall_s_layers_over_1e6": (sum(r[1] for r in big) / sum(r[4] for r in big)) if big else None,
-            # issue 4: ages 4..200 of 4x3 hold 557,461,476 states (Kaneko & Yamashita 2025)
+            # ages 4..200 of 4x3 hold 557,461,476 states (Kaneko & Yamashita 2025)
             "states_4_to_200": int(sum(r[1] for r in upto200)) if rows[-1][0] >= 200 else None}
 
 
@@ -519,7 +519,7 @@ def projection(records, eliasfano, forward_log, memory_limit, ages_per_job):
     cores = WORKSTATION["cores"]
     out = {"workstation": WORKSTATION, "published": {
         "states": TOTAL_STATES_4X3, "afterstates": TOTAL_AFTERSTATES_4X3, "largest_layer": LARGEST_LAYER_4X3,
-        "source": "cases.json 2048_4x3_states_per_age (Kaneko & Yamashita 2025); issue 4"},
+        "source": "cases.json 2048_4x3_states_per_age (Kaneko & Yamashita 2025)"},
         "assumptions": "linear scaling over 16 cores; per-core rates as measured here on small layers "
                        "(lookups in layers of 1e8 IDs miss the caches more: expect slower)"}
     jobs = 2 * math.ceil((LAST_AGE_4X3 - 2) / 2 / ages_per_job)
@@ -601,7 +601,7 @@ def text_report(doc):
     for stage, target in (("forward", 5e6), ("backward", 2e6)):
         for r in doc["records"]:
             if r["stage"] == stage and r["board"] == "4x3" and r.get("per_cpu_s"):
-                lines.append(f"issue 8 target, 4x3 {stage} >= {target:.0e} per core: measured "
+                lines.append(f"target, 4x3 {stage} >= {target:.0e} per core: measured "
                              f"{r['per_cpu_s']:.3g} per core ({r['per_cpu_s'] / target:.0%} of the target)")
     for r in doc["records"]:
         if r["stage"] == "numpy":
@@ -613,7 +613,7 @@ def text_report(doc):
                          f"{r['compile_backward_s']:.1f} s; a fresh process pays {r['import_s']:.1f} s "
                          f"import + {r['cache_load_s']:.1f} s loading the warm cache")
         if r["stage"] == "snakemake":
-            lines.append(f"snakemake {r['board']}: {r['wall_s']:.1f} s wall ({r['jobs']} jobs, issue 8 target "
+            lines.append(f"snakemake {r['board']}: {r['wall_s']:.1f} s wall ({r['jobs']} jobs, target "
                          f"for 3x3: <= 60 s), {r['cpu_s']:.1f} s CPU, expected score {r['expected_score']}")
         if r.get("ids_bytes_per_afterstate"):
             lines.append(f"{r['stage']} {r['board']}: layers on disk {r['ids_bytes_per_afterstate']:.2f} B/afterstate "

@@ -1,4 +1,4 @@
-"""Scaling of the 2048 stages on one machine: 1 thread, 2 threads, 2 dask.distributed workers (issue 20).
+"""Scaling of the 2048 stages on one machine: 1 thread, 2 threads, 2 dask.distributed workers.
 
 For a block of ages of an existing forward run (default ages 572-574 of results/2048_4x3, about
 60 million states per age), each configuration runs the real stage command

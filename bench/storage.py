@@ -1,4 +1,4 @@
-"""Bytes on disk of a 2048 run's layers, as stored, and of alternative value codecs (issue 18).
+"""Bytes on disk of a 2048 run's layers, as stored, and of alternative value codecs.
 
 IDs (item 1): per age, the stored afterstate code's bits per afterstate (``afterstate_format`` 2:
 Elias-Fano over the compact IDs; 1: over the raw IDs), against the Elias-Fano code of the raw IDs
@@ -171,7 +171,7 @@ def measure(run_dir, max_age=None, codec_names=None):
 
 
 def policy_sizes(run, ages):
-    """Bits of the optimal-play store (issue 18, item 3) per state: measured on the ``policy/``
+    """Bits of the optimal-play store per state: measured on the ``policy/``
     layers when they exist, and by layout from the forward layers' state counts (the fuse of ``k``
     non-terminal states takes ``ceil(fuse_layout(k)[2] / 4)`` bytes, what ``build_fuse`` writes)."""
     states = sum(read_attrs(run.afterstate_path(n))["num_states"] for n in ages)

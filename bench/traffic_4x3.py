@@ -1,4 +1,4 @@
-"""What limits the 2048 stages on many cores: bytes per position against memory bandwidth (issue 20).
+"""What limits the 2048 stages on many cores: bytes per position against memory bandwidth.
 
 The projection (bench/projection_4x3.py) carries the measured 2-core speed-up to 16 cores by two
 models. This script asks what the stages' memory traffic allows, from three measured parts:
@@ -16,7 +16,7 @@ models. This script asks what the stages' memory traffic allows, from three meas
 2. **A byte model** of those arrays, per state (forward) or afterstate (backward):
 
    - *streamed*: each array written once and read once (8 bytes an ID); a radix sort reads 8
-     bytes per ID for its histograms and then reads and writes 16 bytes per ID per pass (issue 8's
+     bytes per ID for its histograms and then reads and writes 16 bytes per ID per pass (the radix sort's
      LSD sort); the hash of a chunk's moved IDs stays in the caches (its table is sized to the chunk);
      the expansion's buffers (48 bytes a candidate) stay in the L3 by the chunk size
      (backward.DEFAULT_CHUNK); a hash index is built with one random 64-byte line per afterstate

@@ -1,4 +1,4 @@
-"""Cost map of the whole Truco grid (issue 21 item 6), projected from measured numbers.
+"""Cost map of the whole Truco grid, projected from measured numbers.
 
 Inputs, all measured here:
 
@@ -8,8 +8,8 @@ Inputs, all measured here:
   peak RSS of every subgame, fixed-point rounds included), from which the CPU seconds per node of a
   subgame solved to its target are taken;
 - the stored subgames' bytes on disk per action slot (``du`` of the solved tier's zarr stores);
-- the solver's peak memory per job (``games/truco/sizes.py`` ``forest_peak_bytes``, checked
-  against the measured peak RSS of the solved tier).
+- the solver's peak memory per job (``games/truco/sizes.py``: ``public_peak_mib`` for the
+  public-tree CFR, measured in t1 and t2 and extrapolated below, or ``forest_peak_bytes``).
 
 The projection scales the measured CPU seconds per node by each tier's nodes. Assumptions (printed
 with the table): every tier needs as many CFR iterations as the measured one (``--iteration-factor``
@@ -17,6 +17,9 @@ scales the deeper tiers, e.g. from a measured slice); a job runs ``--threads`` n
 measured speed-up; a machine runs as many jobs as its cores and memory allow; the scores of one
 total a + b are independent (the grid's dependency order), so a tier's wall time is at least its
 levels times one subgame's wall time.
+
+The CPU per node is that of the solver the measured tier ran (``--solver``); projecting it to t3 and
+t4 assumes that solver there too (``truco.solver: auto`` takes the forest there today).
 
     python bench/truco_cost.py --summary results/truco/grid_summary.csv --tier t1 --speedup 1.8
 """
@@ -28,7 +31,7 @@ import math
 import subprocess
 
 from strongsolve.games.truco.stages.grid import TIERS, grid_path, tier_groups
-from strongsolve.games.truco.sizes import FULL_DECK_TIERS, forest_peak_bytes
+from strongsolve.games.truco.sizes import FULL_DECK_TIERS, forest_peak_bytes, public_peak_mib
 
 MACHINES = {  # name: (cores, memory GiB, nodes)
     "workstation 64 cores / 256 GiB": (64, 256, 1),
@@ -56,7 +59,15 @@ def measured_tier(summary, tier, results):
                 peak_rss_mib_max=max(float(r["max_rss_mib"]) for r in rows), disk_bytes=disk)
 
 
-def project(sizes, measured, factor, threads, speedup, levels):
+def job_gib(tier, solver):
+    """Peak memory of one job of ``tier`` ("t1".."t4") with ``solver`` ("public" or "forest")."""
+    nodes, infosets, slots, deals = FULL_DECK_TIERS[int(tier[1:])]
+    if solver == "public":
+        return public_peak_mib(int(tier[1:])) / 2 ** 10
+    return forest_peak_bytes(nodes, slots, infosets, deals) / 2 ** 30
+
+
+def project(sizes, measured, factor, threads, speedup, levels, solver="forest"):
     """Per tier: subgames, CPU hours, memory per job (GiB), disk (GB), one subgame's wall hours."""
     out = {}
     for t in TIERS[1:]:
@@ -66,7 +77,7 @@ def project(sizes, measured, factor, threads, speedup, levels):
         cpu_sub = measured["cpu_s_per_node"] * s["nodes"] * factor.get(t, 1.0)
         out[t] = dict(subgames=n_sub, nodes_per_subgame=s["nodes"],
                       cpu_hours=n_sub * cpu_sub / 3600,
-                      job_gib=forest_peak_bytes(nodes, slots, infosets, deals) / 2 ** 30,
+                      job_gib=job_gib(t, solver),
                       disk_gb=n_sub * s["action_slots"] * measured["disk_bytes_per_slot"] / 1e9,
                       subgame_wall_hours=cpu_sub / speedup / 3600, levels=levels[t])
     return out
@@ -93,6 +104,8 @@ def main():
     ap.add_argument("--speedup", type=float, required=True, help="measured speed-up of --threads")
     ap.add_argument("--iteration-factor", default="",
                     help="e.g. t2=1.5,t3=2: iterations of a tier relative to the measured one")
+    ap.add_argument("--solver", choices=("public", "forest"), default="public",
+                    help="the solver the measured tier ran (its memory per job is projected)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     sizes = {f"t{k}": v for k, v in FULL_DECK_TIERS.items()}
@@ -101,9 +114,9 @@ def main():
     slots = sizes[args.tier][2]
     m["disk_bytes_per_slot"] = m["disk_bytes"] / (m["subgames"] * slots)
     levels = {t: len({a + b for g in tier_groups(t) for a, b in g}) for t in TIERS[1:]}
-    tiers = project(sizes, m, factor, args.threads, args.speedup, levels)
+    tiers = project(sizes, m, factor, args.threads, args.speedup, levels, args.solver)
     machines = {name: wall_hours(tiers, *spec, args.threads) for name, spec in MACHINES.items()}
-    result = dict(measured=m, tiers=tiers, wall_hours=machines, threads=args.threads,
+    result = dict(measured=m, tiers=tiers, wall_hours=machines, threads=args.threads, solver=args.solver,
                   speedup=args.speedup, iteration_factor=factor)
     if args.json:
         print(json.dumps(result))

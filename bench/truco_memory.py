@@ -1,4 +1,4 @@
-"""Peak memory of the in-memory Truco CFR per node of a raise tree (issue 21: plan the item-2 solver).
+"""Peak memory of the in-memory Truco CFR per node of a raise tree (to plan a solver for the raise tiers).
 
 Builds the raise tree of one tier and vira class on the deals of the first N mano hands, runs a few
 discounted-CFR iterations with one exact best response, and prints JSON: nodes, information sets,

@@ -1,5 +1,5 @@
 """Append every solved Truco subgame's measurements to the dated record ``bench/truco_subgames.csv``
-(issue 21 item 6: date, commit, tier, subgame, iterations, NashConv, seconds, peak RSS).
+(date, commit, tier, subgame, iterations, NashConv, seconds, peak RSS).
 
 Reads ``grid_summary.csv`` (the workflow writes it after every tier job), so the numbers are the
 ones each job measured while it solved, not a rerun. ``solved_at`` is the time the subgame's store

@@ -1,6 +1,6 @@
-"""The whole Snakemake 2048 solve against its kernels alone, side by side in one run (issue 20).
+"""The whole Snakemake 2048 solve against its kernels alone, side by side in one run.
 
-Issue 20 wants the 3x3 solve through ``snakemake --cores all`` (warm numba cache) within 1.5x of
+The target is the 3x3 solve through ``snakemake --cores all`` (warm numba cache) within 1.5x of
 the kernels' own wall time, and at most 15 s wall on this 2-core machine. Each repeat measures, one
 right after the other:
 

@@ -139,7 +139,7 @@ def test_development_words_are_found():
     assert [bool(DEVELOPMENT_WORDS.search(line)) for line in lines] == [False, True, True, False]
 
 
-@pytest.mark.parametrize("where", ["README.md", "docs", "src"])
+@pytest.mark.parametrize("where", ["README.md", "docs", "src", "bench", "profiles"])
 def test_no_words_about_how_the_project_was_made(where):
     hits = development_word_hits(ROOT / where)
     assert not hits, (f"{len(hits)} line(s) in {where} speak of sessions or issues by number "

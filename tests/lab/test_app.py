@@ -701,3 +701,24 @@ def test_truco_hand_of_eleven_play_or_fold_in_the_line_and_in_play(browser, lab_
     assert rows[1].find_element(By.CLASS_NAME, "value").text == f"{fold:.6f}"
     assert [r.find_element(By.CLASS_NAME, "prob").text for r in rows] == \
         [f"{a['probability']:.6f}" for a in out["actions"]]
+
+
+def test_subgames_of_the_score_grid_are_listed_as_solved(lab_results, tmp_path):
+    """The grid's tier jobs store their subgames under truco/grid (not the 11 row's group folders):
+    the home page and the atlas count them, each with its exploitability."""
+    from strongsolve.games.truco.saved import read_subgame, write_subgame
+
+    results = tmp_path / "results"
+    row11 = sorted((lab_results / "truco" / "row11" / "group_10").glob("s*.zarr"))
+    for p in row11:
+        attrs, arrays = read_subgame(p)
+        attrs = {k: v for k, v in attrs.items() if k not in ("arrays", "checksum")}
+        write_subgame(results / "truco" / "grid" / p.name, arrays, attrs)
+    client = create_app(results).test_client()
+    home = html.unescape(client.get("/").get_data(as_text=True))
+    assert f"{len(row11)} of 1296 subgames solved" in home
+    atlas = html.unescape(client.get("/truco").get_data(as_text=True))
+    first = read_subgame(results / "truco" / "grid" / row11[0].name, arrays=False)[0]
+    a, b, c = *first["score"], first["vira_class"]
+    assert f"{a}-{b} class {c}: value {first['value']:.6f}, exploitability " \
+           f"{first['exploitability']:.1e}" in atlas

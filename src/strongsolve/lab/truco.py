@@ -14,20 +14,19 @@ from flask import Blueprint, current_app, request
 from ..games.truco.advice import N_SUBGAMES, policy
 from ..games.truco import encoding as ab
 from ..games.truco import rules as R
-from ..games.truco.saved import read_subgame, stored_paths
+from ..games.truco.advice import next_solve_hint
+from ..games.truco.hints import subgame_hint
+from ..games.truco.saved import read_subgame
+from ..games.truco.stages.grid import stored_subgames
 from ..games.truco.subgames import N_SCORES, check_score
 from ..store.errors import CorruptLayerError
 from .inputs import SEED_LIMIT, whole_number
-from .layout import esc, render_page, workflow_command
+from .layout import esc, render_page
 from .truco_line import line_html, random_deal
 
 blueprint = Blueprint("truco", __name__)
 
 ALL_CARDS = [R.card_text(c) for c in range(R.N_CARDS)]
-
-
-def solve_command(results):
-    return workflow_command(results, ["truco"], "truco='{solve_row11: true}'")
 
 
 def solved_subgames(results):
@@ -41,7 +40,8 @@ def solved_subgames(results):
         Why each other subgame cannot be read: its file and the command that rebuilds it.
     """
     solved, damaged = {}, []
-    for path in stored_paths(results):
+    # the 11 row's jobs' layout and the grid's (the grid's copy wins, as the solver reads them)
+    for path in stored_subgames(results).values():
         try:
             r = read_subgame(path, arrays=False)[0]
             solved[(r["score"][0], r["score"][1], r["vira_class"])] = r
@@ -49,8 +49,16 @@ def solved_subgames(results):
             damaged.append(str(err))
         except (OSError, KeyError, TypeError, IndexError) as err:
             damaged.append(f"{path}: cannot be read ({type(err).__name__}: {err}); solve it again "
-                           f"with `{solve_command(results)}`")
+                           f"with `{subgame_hint(path)}`")
     return solved, damaged
+
+
+def _hint_html(hint):
+    """``advice.next_solve_hint``'s "what: command" as "; what: <code>command</code>"."""
+    if hint is None:
+        return ""
+    what, command = hint.split(": ", 1)
+    return f"; {esc(what)}: <code>{esc(command)}</code>"
 
 
 def _damaged_html(damaged):
@@ -62,8 +70,8 @@ def status_html(results):
     solved, damaged = solved_subgames(results)
     n = len(solved)
     link = f'<a href="/truco">{n} of {N_SUBGAMES} subgames solved</a>'
-    more = "" if n == N_SUBGAMES else (f"; the 11 row is solved by <code>{esc(solve_command(results))}"
-                                       "</code>")
+    hint = next_solve_hint(results, [k[:2] for k in solved])
+    more = _hint_html(hint)
     return f"<h2>Truco</h2><ul><li>{link}{more}</li></ul>" + _damaged_html(damaged)
 
 
@@ -158,8 +166,8 @@ def page():
             f'{esc(seed_t)}" style="width:6em"> <button type="submit" name="deal" value="random" '
             'id="deal">Random deal</button></p></form>',
             f'<p id="solved-count">{len(solved)} of {N_SUBGAMES} subgames solved'
-            + ("" if len(solved) == N_SUBGAMES else f"; the 11 row is solved by <code>"
-               f"{esc(solve_command(results))}</code>") + "</p>", _damaged_html(damaged)]
+            + _hint_html(next_solve_hint(results, [k[:2] for k in solved])) + "</p>",
+            _damaged_html(damaged)]
     if not errors:
         dealer = int(dealer_t)
         mano = 1 - dealer

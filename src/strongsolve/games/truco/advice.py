@@ -215,8 +215,7 @@ def solved_grid(results="results"):
     """
     from pathlib import Path
 
-    from .hints import row11_command, solve_command
-    from .stages.grid import GRID, full_deck
+    from .stages.grid import GRID
     from .saved import list_solved, read_subgame
 
     stored = {(r["score"][0], r["score"][1], r["vira_class"]): r for r in list_solved(results)}
@@ -227,15 +226,23 @@ def solved_grid(results="results"):
                  nash_conv=r["nash_conv"], exploitability=r["exploitability"],
                  iterations=r["iterations"], seconds=r["seconds"]) for r in stored.values()]
     rows.sort(key=lambda r: (r["mano"], r["pe"], r["vira_class"]))
-    row11 = sum(1 for r in rows if 11 in (r["mano"], r["pe"]))
-    if row11 < 23 * 9:
-        hint = f"solve the 11 row with: {row11_command(results)}"
-    elif len(rows) < N_SUBGAMES:
-        hint = ("solve the scores with min(mano, pé) >= m (e.g. 9) with: "
+    hint = next_solve_hint(results, [(r["mano"], r["pe"]) for r in rows])
+    return dict(solved=len(rows), total=N_SUBGAMES, next_command=hint, subgames=rows)
+
+
+def next_solve_hint(results, scores):
+    """What to solve next, given the role-ordered ``scores`` of the full deck's stored subgames
+    (one entry per subgame): the 11 row while it is incomplete, then the region of the grid from
+    min score 9 down (str), or None when all :data:`N_SUBGAMES` are solved."""
+    from .hints import row11_command, solve_command
+    from .stages.grid import full_deck
+
+    if sum(1 for a, b in scores if 11 in (a, b)) < 23 * 9:
+        return f"solve the 11 row with: {row11_command(results)}"
+    if len(scores) < N_SUBGAMES:
+        return ("solve the scores with min(mano, pé) >= m (e.g. 9) with: "
                 + solve_command(results, full_deck(), 9))
-    else:
-        hint = ""
-    return dict(solved=len(rows), total=N_SUBGAMES, next_command=hint or None, subgames=rows)
+    return None
 
 
 def advise_position(result, position):

@@ -82,8 +82,12 @@ def summary_hint(path):
     command = run_command(path)
     if command:
         return command
+    try:  # the board file the text still names, if it does
+        board = json.loads(path.read_text()).get("board_file") or "BOARD.yaml"
+    except (OSError, ValueError, AttributeError):
+        board = "BOARD.yaml"
     m = re.fullmatch(r"race_p(\d+)\.json", path.name)
     if m:
-        return (f"strongsolve ludo race BOARD.yaml --pieces {m.group(1)} "
+        return (f"strongsolve ludo race {board} --pieces {m.group(1)} "
                 f"--policy-out {path.with_name(path.stem + '_policy.npz')} --output {path}")
-    return f"strongsolve ludo rolls BOARD.yaml --output {path}"
+    return f"strongsolve ludo rolls {board} --output {path}"

@@ -236,7 +236,8 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                                    *(_expected_utility(s, group, W) if whole else (None, None)),
                                    f"{label}: ", log)]
         # the group's scores move together (three ties swap the roles): one subgame solved again
-        # moves the W its partners' tables were solved for, so the whole group is written again
+        # moves the W its partners' tables were solved for, so the whole group is solved again;
+        # the partners still right for the new W stay as stored (_to_write)
         missing = [(s, c) for s in group for c in deck.classes] if stale else []
         # each subgame of each fixed-point round waits there, arrays and record, until the group is
         # stored (solve._spill): a killed job's next run solves only the subgames not there yet
@@ -246,6 +247,7 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                 log(f"{label}: resuming from {spill}, left by a killed job")
             out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
                                       spill_dir=spill)
+            missing = _to_write(root, group, deck, W, out, stale, prm, label, log)
             for s, c in missing:  # each subgame renamed into place on its own
                 r = out[(s, c)]
                 attrs = {k: v for k, v in r.items() if k != "arrays"}
@@ -267,6 +269,25 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                                      "seconds", "cpu_seconds", "max_rss_mib", "n_nodes",
                                      "raise_caps")}))
     return rows
+
+
+def _to_write(root, group, deck, W, out, stale, prm, label, log):
+    """The subgames of a group solved again (``out``) to write: the ``stale`` ones (missing,
+    damaged, or off the W stored before), and every other whose stored copy no longer passes
+    :func:`_needs_solving` under the group's new fixed point (the new W of its scores, averaged from
+    ``out``). A stored copy that does is kept, as a later run would keep it: repairing one damaged
+    subgame rewrites that subgame, not its partners."""
+    new_W = dict(W, **{s: float(sum(p * out[(s, c)]["value"]
+                                    for c, p in zip(deck.classes, deck.probabilities)))
+                       for s in group})
+    keep = [(s, c) for s in group for c in deck.classes if (s, c) not in stale
+            and not _needs_solving(stored_path(root, *s, c), prm,
+                                   *_expected_utility(s, group, new_W), f"{label}: ", log)]
+    if keep:
+        log(f"{label}: keeping the stored "
+            + ", ".join(f"{a}-{b} class {c}" for (a, b), c in keep)
+            + ": each was solved for the new fixed point's W within its tolerance")
+    return [(s, c) for s in group for c in deck.classes if (s, c) not in keep]
 
 
 def starting_values(root, group, deck, results=None):

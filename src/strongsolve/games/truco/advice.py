@@ -215,12 +215,9 @@ def solved_grid(results="results"):
     """
     from pathlib import Path
 
-    from .hints import row11_command, solve_command
-    from .stages.grid import GRID
+    from .hints import row11_command, solve_command, split_root
+    from .stages.grid import GRID, small_deck
     from .saved import list_solved, read_subgame
-
-    from .hints import split_root
-    from .stages.grid import small_deck
 
     cards = split_root(results)[1]
     classes = len(small_deck(cards).classes) if cards else 9
@@ -234,7 +231,12 @@ def solved_grid(results="results"):
                  iterations=r["iterations"], seconds=r["seconds"]) for r in stored.values()]
     rows.sort(key=lambda r: (r["mano"], r["pe"], r["vira_class"]))
     row11 = sum(1 for r in rows if 11 in (r["mano"], r["pe"]))
-    if row11 < 23 * classes:
+    if cards:  # a small deck's grid grows by regions: the next one down from the lowest stored
+        low = min((min(r["mano"], r["pe"]) for r in rows), default=12)
+        hint = ("" if len(rows) >= total else
+                f"solve the scores with min(mano, pé) >= {max(low - 1, 0)} with: "
+                + solve_command(results, None, max(low - 1, 0)))
+    elif row11 < 23 * classes:
         hint = f"solve the 11 row with: {row11_command(results)}"
     elif len(rows) < total:
         hint = ("solve the scores with min(mano, pé) >= m (e.g. 9) with: "

@@ -13,7 +13,7 @@ job that writes the subgame, named as its output so that nothing downstream runs
   output is the group directory.
 
 Inside the workflow the jobs' own rerun command (:data:`strongsolve.rerun.RERUN_VARIABLE`) is used;
-with no record at all, ``snakemake --cores all`` with the target.
+with no record at all, ``snakemake --cores all --forcerun <rule>`` (config.yaml's run).
 """
 
 import json
@@ -113,10 +113,10 @@ def subgame_hint(path):
     parents = subgame.absolute().parents
     root = parents[2] if grid else parents[3] if len(parents) > 3 else subgame.parent
     command = os.environ.get(RERUN_VARIABLE) or recorded_command(root, subgame)
-    target = subgame_target(subgame, command)
-    if target is None:
+    target = subgame_target(subgame, command) if command else None
+    if target is None:  # no run known (made outside the workflow): the rule, on config.yaml's run
         return workflow_rerun_command(rebuild_rule(subgame))
-    return target_command(command or "snakemake --cores all", target)
+    return target_command(command, target)
 
 
 def split_root(results):
@@ -161,10 +161,11 @@ def unsolved_command(results, deck, a, b):
 
 def row11_command(results):
     """The command that solves the full deck's 11 row into ``results`` (the row-11 jobs); a small
-    deck's root (``<results>/truco_deck_<cards>``) gets its grid's 11 row (:func:`solve_command`)."""
+    deck's root (``<results>/truco_deck_<cards>``) gets its whole grid (:func:`solve_command` from
+    score 0), whose row-11 job solves the groups of its region only."""
     parent, cards = split_root(results)
-    if cards:
-        return _workflow_command(parent, cards, {"scores": {"min_score": 11}})
+    if cards:  # the grid's row-11 job solves the groups of the region only: all of them from 0
+        return _workflow_command(parent, cards, {"scores": {"min_score": 0}})
     return _workflow_command(parent, None, {"solve_row11": True})
 
 

@@ -277,9 +277,9 @@ def _to_write(root, group, deck, W, out, stale, prm, label, log):
     :func:`_needs_solving` under the group's new fixed point (the new W of its scores, averaged from
     ``out``). A stored copy that does is kept, as a later run would keep it: repairing one damaged
     subgame rewrites that subgame, not its partners."""
-    new_W = dict(W, **{s: float(sum(p * out[(s, c)]["value"]
-                                    for c, p in zip(deck.classes, deck.probabilities)))
-                       for s in group})
+    new_W = {**W, **{s: float(sum(p * out[(s, c)]["value"]
+                                  for c, p in zip(deck.classes, deck.probabilities)))
+                     for s in group}}
     keep = [(s, c) for s in group for c in deck.classes if (s, c) not in stale
             and not _needs_solving(stored_path(root, *s, c), prm,
                                    *_expected_utility(s, group, new_W), f"{label}: ", log)]

@@ -101,13 +101,14 @@ def test_a_truco_grid_subgames_repair_rebuilds_it_alone_with_the_runs_config(tmp
 
     follow(wf, printed_command(err))
     attrs, data = read_subgame(victim)  # verifies every checksum
-    # the same subgame again: its policy to the solver's precision, its value to the fixed point's
-    assert attrs["score"] == [10, 10] and attrs["vira_class"] == 0
-    for name in ("infoset_ptr", "infoset_key", "hands"):
+    # the same subgame again, bit for bit: solved for the W its partner's table says the group's
+    # last fixed-point round used (only the timings differ)
+    assert attrs["arrays"] == original_attrs["arrays"]  # dtypes, shapes and SHA-256 of each array
+    for name in original:
         assert np.array_equal(data[name], original[name]), name
-    assert np.allclose(data["policy"], original["policy"], atol=1e-6, rtol=0)
-    assert attrs["value"] == pytest.approx(original_attrs["value"], abs=1e-5)
-    assert attrs["rerun"] == original_attrs["rerun"]
+    timings = ("seconds", "cpu_seconds", "max_rss_mib")
+    assert {k: v for k, v in attrs.items() if k not in timings} == \
+        {k: v for k, v in original_attrs.items() if k not in timings}
     after = snapshot(wf / "results")
     job = {"truco_deck_7d7s7h7cAdAsAh/truco/grid/t1_min10.csv",
            "truco_deck_7d7s7h7cAdAsAh/truco/grid/logs/t1_min10.log",

@@ -311,9 +311,46 @@ def starting_values(root, group, deck, results=None):
         if all(stored_path(root, *s, c) is not None for c in deck.classes):
             try:
                 W[s] = continuation_value(root, *s, deck, results)
-            except CorruptResultError:  # damaged: solved again, from a neighbour's guess
+            except CorruptResultError:  # damaged: solved again, from the tables kept, or a guess
                 pass
+    if not all(s in W for s in group):
+        W.update(_solved_for(root, group, deck, W))
     return W
+
+
+def _solved_for(root, group, deck, W):
+    """The W of the group's scores its readable stored subgames were solved for, read back from
+    their utility tables (each entry of a group score is linear in that score's W), when a subgame
+    of the group is missing or damaged: the fixed point's last round solved every subgame of the
+    group for that W, so solving the lost one again for it gives the copy that was lost, and the
+    fixed point ends in that round. Only a W that gives back every table bit for bit is used;
+    {} when none does (the fixed point then starts from a guess)."""
+    found = {}
+    tables = []
+    for s in group:
+        for c in deck.classes:
+            path = stored_path(root, *s, c)
+            try:
+                attrs = read_subgame(path, arrays=False)[0] if path is not None else None
+            except CorruptResultError:
+                attrs = None
+            if attrs is not None:
+                tables.append((s, np.asarray(attrs["utility"], dtype=float)))
+    for s, table in tables:
+        zero = hand_utility_table(*s, {**W, **{t: 0.0 for t in group}})
+        for t in group:
+            if t in found:
+                continue
+            slope = hand_utility_table(*s, {**W, **{u: 0.0 for u in group}, t: 1.0}) - zero
+            k = np.flatnonzero(slope)
+            if k.size and table.shape == zero.shape:
+                found[t] = float((table[k[0]] - zero[k[0]]) / slope[k[0]])
+    if set(found) != set(group):
+        return {}
+    whole = {**W, **found}
+    if all(np.array_equal(hand_utility_table(*s, whole), table) for s, table in tables):
+        return found
+    return {}
 
 
 def _expected_utility(s, group, W):

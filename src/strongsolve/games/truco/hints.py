@@ -24,6 +24,7 @@ from pathlib import Path
 from ...rerun import (RECORD_KEY, RERUN_VARIABLE, config_entry, recorded, shown_path, snakemake_command,
                       target_command, with_config, workflow_rerun_command)
 from .subgames import in_row11
+from .tiers import TIER_LOWEST_MIN, score_tier, tier_csv
 
 GROUP_RULE = "truco_row11_group"
 """The Snakemake rule whose jobs write the group directories (workflow/rules/truco.smk)."""
@@ -84,8 +85,6 @@ def subgame_target(subgame, command=None):
     subgame; for a grid subgame, its tier's CSV for the region of the run's ``truco.scores.min_score``
     (from ``command``), else the one CSV of its tier in the folder whose region holds its score;
     None when neither tells."""
-    from .stages.grid import TIER_LOWEST_MIN, score_tier, tier_csv
-
     subgame = Path(subgame)
     if subgame.parent.name != "grid":
         return subgame.parent

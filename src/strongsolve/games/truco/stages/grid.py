@@ -32,15 +32,13 @@ from ....store.atomic import write_text_atomic
 from ....store.errors import CorruptResultError
 from .. import encoding as ab
 from .. import rules as R
-from ..pruning import tier as raise_tier
+from ..tiers import TIER_LOWEST_MIN, TIERS, score_tier, tier_csv  # noqa: F401 (the workflow's)
 from .groups import check_params, hand_utility_table, solve_scores, unmapped
 from ..hints import unsolved_command
 from ..saved import GRID_DIR, read_subgame, subgame_name, subgame_path, write_subgame
 from ..subgames import eleven_player, in_row11, row11_groups
 from ..tree import outcome_points
 
-TIERS = ("row11", "t1", "t2", "t3", "t4")
-TIER_LOWEST_MIN = {"row11": 0, "t1": 9, "t2": 6, "t3": 3, "t4": 0}  # lowest min(a, b) of a tier
 GRID = ("truco", "grid")
 
 
@@ -96,13 +94,6 @@ def deck_root(results, deck):
     return Path(results) if deck.name == "full" else Path(results) / f"truco_{deck.name}"
 
 
-def tier_csv(grid_dir, tier, min_score):
-    """The summary file the workflow's job for ``tier`` writes when it solves the region of scores
-    with min(a, b) >= ``min_score``: ``<grid_dir>/<tier>_min<m>.csv``, m the larger of
-    ``min_score`` and the tier's lowest minimum."""
-    return f"{grid_dir}/{tier}_min{max(min_score, TIER_LOWEST_MIN[tier])}.csv"
-
-
 def tier_inputs(grid_dir, tier, min_score, row11_summary=None):
     """What the job of ``tier`` needs: the summary of the tier above (its scores' continuation
     values), or, for t1 of the full deck, ``row11_summary`` (the 11 row's own jobs)."""
@@ -116,11 +107,6 @@ def tier_inputs(grid_dir, tier, min_score, row11_summary=None):
 
 def grid_path(root, a, b, c):
     return Path(root).joinpath(*GRID, subgame_name(a, b, c))
-
-
-def score_tier(a, b):
-    """The tier of a role-ordered score: ``"row11"`` or ``"t1"`` .. ``"t4"``."""
-    return "row11" if in_row11(a, b) else f"t{raise_tier(a, b)}"
 
 
 def tier_groups(name):

@@ -351,7 +351,8 @@ def _expected_utility(s, group, W):
 def _needs_solving(path, prm, table, leaves, prefix="", log=print):
     """Whether a subgame stored at ``path`` (None: not stored) must be solved for parameters
     ``prm`` and the utility table ``table`` (``_expected_utility``, with ``leaves``; None: not
-    checked, the group is solved anyway): it is missing or damaged (``store.read_subgame``); or
+    checked, the group is solved anyway): it is missing or damaged (``store.read_subgame``, every
+    array verified); or
     stored at a NashConv above ``prm["target_nash_conv"]`` (a region solved to 1e-3 first, then
     asked for 1e-4); or solved for a table off ``table`` by more than 1e-12
     in an entry leaving its group (the scores it leads to were solved again since), or by more
@@ -361,8 +362,8 @@ def _needs_solving(path, prm, table, leaves, prefix="", log=print):
     (``store.write_subgame``)."""
     if path is None:
         return True
-    try:
-        attrs = read_subgame(path, arrays=False)[0]
+    try:  # the arrays too: a corrupt policy chunk is damage the attributes do not show
+        attrs = read_subgame(path)[0]
     except CorruptResultError as err:
         log(f"{prefix}{path.name} is damaged ({err}): solving it again (the damaged copy stays "
             "until replaced)")

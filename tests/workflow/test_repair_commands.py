@@ -112,6 +112,7 @@ def test_a_truco_grid_subgames_repair_rebuilds_it_alone_with_the_runs_config(tmp
     after = snapshot(wf / "results")
     job = {"truco_deck_7d7s7h7cAdAsAh/truco/grid/t1_min10.csv",
            "truco_deck_7d7s7h7cAdAsAh/truco/grid/logs/t1_min10.log",
+           "truco_deck_7d7s7h7cAdAsAh/truco/grid/logs/t1_min10.attempts.log",
            "truco_deck_7d7s7h7cAdAsAh/truco/grid/benchmarks/t1_min10.tsv"}
     assert {k for k in changed(before, after) if not k.startswith(
         "truco_deck_7d7s7h7cAdAsAh/truco/grid/s10-10_v0.zarr/")} <= job

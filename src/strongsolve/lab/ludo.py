@@ -8,7 +8,6 @@ one are what :func:`games.ludo.advice.advise` returns (as `strongsolve ludo advi
 solved again here, no expansion is built.
 """
 
-import json
 from functools import lru_cache
 from pathlib import Path
 

@@ -70,7 +70,7 @@ def flip_chunk_byte(array_dir):
 DECK = "7d 7s 7h 7c Ad As Ah"
 TRUCO_CONFIG = ["games=[truco]",
                 "truco={scores: {min_score: 10}, deck: [7d, 7s, 7h, 7c, Ad, As, Ah], solver: lp}"]
-TRUCO_SHOWN = ("--config games='[truco]' "
+TRUCO_SHOWN = ("--config 'games=[truco]' "
                "'truco={scores: {min_score: 10}, deck: [7d, 7s, 7h, 7c, Ad, As, Ah], solver: lp}'")
 
 

@@ -200,7 +200,8 @@ def test_a_foreign_value_store_is_named_and_its_repair_rebuilds_all_of_it(run_co
     every value layer is the 2x3 run's again, byte for byte."""
     directory, doc = run_copy
     values = directory / "values"
-    data = {p: p.read_bytes() for p in values.rglob("*") if p.is_file()}
+    layers = lambda: {p: p.read_bytes() for p in values.glob("age_*.zarr/**/*") if p.is_file()}  # noqa: E731
+    data = layers()  # the layers (a block manifest holds its job's timing)
     shutil.rmtree(values)
     shutil.copytree(solved(2, 2) / "values", values)
     code, _, err = cli(capsys, "2048", "play", directory, "--games", 20)
@@ -209,5 +210,5 @@ def test_a_foreign_value_store_is_named_and_its_repair_rebuilds_all_of_it(run_co
            f"{values} is not this run's. Remove it and build it again: `rm -rf {values} && " \
            f"strongsolve 2048 solve {directory} --rows 2 --cols 3 --p2 0.9 --target-tile 0`" in err, err
     follow(tmp_path, err)
-    assert {p: p.read_bytes() for p in values.rglob("*") if p.is_file()} == data
+    assert len(data) > 100 and layers() == data
     assert cli(capsys, "2048", "play", directory, "--games", 20)[0] == 0

@@ -213,7 +213,11 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
         if min(min(s) for s in group) < min_score:
             continue
         label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
-        W = starting_values(root, group, deck, results)
+        # the LP solves a table exactly: a lost subgame solved again for the W its group's kept
+        # tables say gives back the lost copy, and its partners stay; CFR's warm starts do not
+        # repeat, so there the whole group is solved and written again
+        exact = prm["solver"] == "lp"
+        W = starting_values(root, group, deck, results, recover=exact)
         # every subgame readable: each checked against the W stored now too (else one of them is
         # missing or damaged, and the group solved anyway)
         whole = all(s in W for s in group)
@@ -233,7 +237,8 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print):
                 log(f"{label}: resuming from {spill}, left by a killed job")
             out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
                                       spill_dir=spill)
-            missing = _to_write(root, group, deck, W, out, stale, prm, label, log)
+            if exact:
+                missing = _to_write(root, group, deck, W, out, stale, prm, label, log)
             for s, c in missing:  # each subgame renamed into place on its own
                 r = out[(s, c)]
                 attrs = {k: v for k, v in r.items() if k != "arrays"}
@@ -276,7 +281,7 @@ def _to_write(root, group, deck, W, out, stale, prm, label, log):
     return [(s, c) for s in group for c in deck.classes if (s, c) not in keep]
 
 
-def starting_values(root, group, deck, results=None):
+def starting_values(root, group, deck, results=None, recover=False):
     """The continuation values a group's solve starts from (``solve.solve_scores``'s ``W``): W of
     every score its hands lead to outside the group, and, for a score of the group whose subgames
     are all stored already (solved again at a tighter target), its stored W as the first guess of
@@ -299,7 +304,7 @@ def starting_values(root, group, deck, results=None):
                 W[s] = continuation_value(root, *s, deck, results)
             except CorruptResultError:  # damaged: solved again, from the tables kept, or a guess
                 pass
-    if not all(s in W for s in group):
+    if recover and not all(s in W for s in group):  # with the LP solver only (solve_tier)
         W.update(_solved_for(root, group, deck, W))
     return W
 

@@ -52,6 +52,20 @@ def _documents(paths):
             yield path, read_result(path)
 
 
+def _verified(paths, load):
+    """``(path, load(path))`` for each of ``paths`` that is a file: a game's loader, which verifies
+    the file's checksum (CorruptResultError naming the file and the command that rebuilds it).
+    Any other ValueError of the loader becomes a :class:`ResultReadError`."""
+    for path in map(Path, paths):
+        if path.is_file():
+            try:
+                yield path, load(path)
+            except ResultReadError:
+                raise
+            except ValueError as err:
+                raise ResultReadError(str(err)) from None
+
+
 def g2048_lines(run_dir):
     """The 2048 headline of a run directory.
 
@@ -120,8 +134,10 @@ def shutbox_lines(paths):
     ResultReadError
         If a file is not valid JSON.
     """
+    from .games.shutbox.saved import load_result
+
     lines = []
-    for path, doc in _documents(paths):
+    for path, doc in _verified(paths, load_result):
         pieces = "cards" if doc["rule"] == "flip-one" else "tiles"
         one_die = ", one-die rule" if doc["one_die"] else ""
         lines.append(f"Shut the Box {doc['rule']}, {doc['cards']} {pieces}, two {doc['faces']}-sided "
@@ -150,8 +166,10 @@ def ludo_lines(paths):
     ResultReadError
         If a file is not valid JSON.
     """
+    from .games.ludo.saved import load_summary
+
     lines = []
-    for path, doc in _documents(paths):
+    for path, doc in _verified(paths, load_summary):
         board = Path(doc["board_file"]).stem
         if doc["game"] == "ludo":
             die = path.stem.removeprefix("rolls_")

@@ -90,3 +90,68 @@ def workflow_rerun_command(*targets):
     """The command that reruns the workflow's configuration (:data:`RERUN_VARIABLE`, else
     ``snakemake --cores all``), forcing ``targets`` (:func:`forced`)."""
     return forced(os.environ.get(RERUN_VARIABLE) or "snakemake --cores all", *targets)
+
+
+RECORD_KEY = "rerun"
+"""Key under which a result made inside the workflow records the command that reran its
+configuration (:func:`job_record`), for repair hints given outside Snakemake."""
+
+
+def job_record():
+    """What a result written by a workflow job records of the run that made it: ``{"command":
+    <the run's rerun command>}`` (:data:`RERUN_VARIABLE`), or None outside the workflow. Written
+    with the result, atomically, so that a hint read from any result of a run rebuilds that run."""
+    command = os.environ.get(RERUN_VARIABLE)
+    return {"command": command} if command else None
+
+
+def recorded(record):
+    """The rerun command of a :func:`job_record` read back from a file (any JSON value), or None."""
+    command = record.get("command") if isinstance(record, dict) else None
+    return command if isinstance(command, str) and is_snakemake_command(command) else None
+
+
+def target_command(command, target):
+    """``command`` (a Snakemake rerun command) building only ``target`` (an output file or
+    directory, a Path or str as the workflow names it) and forcing its job: ``snakemake <target>
+    --cores all ... --forcerun <target>``. Named as the target, Snakemake runs that one job and
+    nothing downstream of it (a plain ``--forcerun`` also reruns every job reading its output)."""
+    target = shown_path(target, os.getcwd()) if isinstance(target, Path) else str(target)
+    words = shlex.split(command)
+    return forced(shlex.join(words[:1] + [target] + words[1:]), target)
+
+
+def config_entry(command, key):
+    """The value of ``--config key=VALUE`` in a Snakemake command, parsed as Snakemake parses it
+    (YAML), or None when the command does not set ``key``."""
+    import yaml
+
+    words = shlex.split(command)
+    if "--config" not in words:
+        return None
+    for word in words[words.index("--config") + 1:]:
+        if word.startswith("--"):
+            break
+        name, _, value = word.partition("=")
+        if name == key:
+            return yaml.safe_load(value)
+    return None
+
+
+def with_config(command, key, value):
+    """``command`` with ``--config key=VALUE`` set to ``value`` (a JSON-able value, written in YAML
+    flow style without quotes where none is needed), replacing the command's own entry."""
+    import yaml
+
+    text = yaml.safe_dump(value, default_flow_style=True, width=10 ** 6, sort_keys=False).strip()
+    if text.endswith("\n...") or text.endswith("..."):  # a plain scalar's end-of-document marker
+        text = text.rsplit("...", 1)[0].strip()
+    words = shlex.split(command)
+    if "--config" not in words:
+        words.append("--config")
+    start = words.index("--config") + 1
+    end = next((i for i in range(start, len(words)) if words[i].startswith("--")), len(words))
+    entries = [w for w in words[start:end] if w.partition("=")[0] != key] + [f"{key}={text}"]
+    # KEY='VALUE': the value quoted for the shell, the key left bare, as a person types it
+    shown = [f"{k}={shlex.quote(v)}" for k, _, v in (e.partition("=") for e in entries)]
+    return " ".join([shlex.join(words[:start])] + shown + ([shlex.join(words[end:])] if words[end:] else []))

@@ -722,3 +722,18 @@ def test_subgames_of_the_score_grid_are_listed_as_solved(lab_results, tmp_path):
     a, b, c = *first["score"], first["vira_class"]
     assert f"{a}-{b} class {c}: value {first['value']:.6f}, exploitability " \
            f"{first['exploitability']:.1e}" in atlas
+
+
+def test_truco_fold_at_eleven_eleven_is_refused_by_play_and_line(lab_results):
+    """At 11-11 the page offers no fold (no raises, no hand of eleven): one typed into the URL is
+    refused with a message naming the line, in play and in the line view, never accepted."""
+    client = create_app(lab_results).test_client()
+    deal = "dealer=1&vira=2d&hand0=2s 7h 3c&hand1=2h 7s 3d"
+    for path in ("/truco/play", "/truco"):
+        for line in ("fold", "7h fold"):
+            reply = client.get(f"{path}?score0=11&score1=11&{deal}&you=0&seed=1&line={line}")
+            text = html.unescape(reply.get_data(as_text=True))
+            assert reply.status_code == 200
+            error = text.split('<div class="error">')[1].split("</div>")[0]
+            assert f"illegal fold at the end of line '{line}' at score 11-11" in error, error
+            assert "folds" not in text and 'id="hand-over"' not in text

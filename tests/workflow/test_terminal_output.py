@@ -146,16 +146,28 @@ def test_headline_of_a_forward_only_run_prints_its_counts(tmp_path):
     assert "Shut the Box" not in text  # its file does not exist
 
 
-def test_headline_names_a_damaged_file_and_still_prints_the_others(tmp_path):
+def test_headline_names_a_damaged_file_and_still_prints_the_others(tmp_path, monkeypatch):
+    from strongsolve.games.ludo.saved import write_summary
+
+    monkeypatch.setenv("STRONGSOLVE_RERUN", "snakemake --cores all")  # as in the workflow
     bad = tmp_path / "flip_one.json"
     bad.write_text('{"game": "shutbox", "val')
     good = tmp_path / "rolls_board.json"
-    good.write_text(json.dumps({"game": "ludo", "board_file": "workflow/boards/b.yaml",
-                                "expected_rolls": "inf"}))
+    write_summary(good, {"game": "ludo", "board_file": "workflow/boards/b.yaml",
+                         "expected_rolls": "inf"})
+    edited = tmp_path / "race_p1.json"
+    write_summary(edited, {"game": "ludo-race", "board_file": "workflow/boards/b.yaml",
+                           "pieces": 1, "win_probability": 0.5})
+    edited.write_text(edited.read_text().replace("0.5", "0.9999"))
     text = headline(["shutbox", "ludo"], shutbox=[bad], ludo=[good])
-    assert f"cannot read {bad}: Unterminated string starting at: line 1 column 21 (char 20)" in text
-    assert f"rebuild it with `snakemake --cores all --forcerun {bad}`" in text
+    assert (f"{bad} cannot be read as JSON (Unterminated string starting at: line 1 column 21 "
+            "(char 20)); it is damaged or was edited, so it is not used. Rebuild it with "
+            f"`snakemake {bad} --cores all --forcerun {bad}`") in text
     assert "Ludo b, one piece, the board's die: expected rolls inf (goal unreachable)" in text
+    text = headline(["ludo"], ludo=[edited])
+    assert (f"{edited} does not match its checksum; it is damaged or was edited, so it is not "
+            f"used. Rebuild it with `snakemake {edited} --cores all --forcerun {edited}`") in text
+    assert "0.9999" not in text
     assert headline(["g2048"], g2048_dir=tmp_path / "nothing") == ""
     summary = tmp_path / "row11_summary.csv"
     summary.write_text("mano,pe,vira_class,value\n11,11,0,0.01\n11,11,1,-0.02\n")

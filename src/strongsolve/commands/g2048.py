@@ -137,10 +137,14 @@ def _query(args):
         from ..games.g2048.stages.policy import PolicyStore
 
         best = sol.best_move(board, policy=PolicyStore(sol.run))
+        caveat = sol.unreachable_caveat()  # the store alone cannot refuse an unreachable board
         if args.json:
-            print(json.dumps({"board": sol.grid(board), "age": age(board), "best": best}, indent=2))
+            doc = {"board": sol.grid(board), "age": age(board), "best": best}
+            print(json.dumps(dict(doc, caveat=caveat) if caveat else doc, indent=2))
         else:
             print(best if best is not None else "none: no legal move, the game is over")
+            if caveat:
+                print(caveat)
         return
     q = sol.query(board)
     if args.json:

@@ -135,7 +135,7 @@ def run_rolls(args):
                  f"infinite from every cell that can get there: {out['unreachable_cells']}")
     elif out["unreachable_cells"]:  # only cells a piece never rests on (jump sources, skipped cells)
         text += f" (infinite from cells {out['unreachable_cells']}, where no piece rests)"
-    emit(args, out, text)
+    emit(args, out, text, _summary_writer())
     return 0
 
 
@@ -202,7 +202,7 @@ def run_race(args):
     if args.policy_out:
         saved.save_policy(args.policy_out, sol)
         out["policy_file"] = args.policy_out
-    emit(args, out, "\n".join(lines))
+    emit(args, out, "\n".join(lines), _summary_writer())
     return 0
 
 
@@ -339,8 +339,16 @@ def _finish_values_report(args, board, race, values, out):
             f"roll {m['face']}: "
             f"{'pass' if m['move_from'] is None else 'move ' + str(m['move_from'])}"
             f" ({m['win_probability']:.4f})" for m in moves))
-    emit(args, out, "\n".join(lines))
+    emit(args, out, "\n".join(lines), _summary_writer())
     return 0
+
+
+def _summary_writer():
+    """The writer of ``--output`` for ``ludo race`` and ``ludo rolls``: checksummed
+    (games.ludo.saved.write_summary)."""
+    from ..games.ludo.saved import write_summary
+
+    return write_summary
 
 
 def run_advise(args):

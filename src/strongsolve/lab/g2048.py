@@ -15,6 +15,7 @@ from ..games.g2048.rules.boardtext import format_board, parse_board
 from ..games.g2048.advice import Solution, format_value
 from ..games.g2048.move_table import move_table
 from ..games.g2048.hints import inferred_command
+from ..store.errors import CorruptLayerError
 from .inputs import SEED_LIMIT, decimal_number, whole_number
 from .layout import esc, reload_on_change, render_page, workflow_command
 
@@ -24,13 +25,14 @@ POINTS_LIMIT = 1e12  # the points a game in the URL may carry
 
 
 def run_dirs(results):
-    """2048 run directories under ``results`` (sorted list of Path): those with a solution.json or
-    a first afterstate layer."""
+    """2048 run directories under ``results`` (sorted list of Path): those with a solution.json, a
+    first afterstate layer, or a first layer of the optimal-play store (a store alone)."""
     results = Path(results)
     if not results.is_dir():
         return []
     return sorted(p for p in results.iterdir() if p.is_dir() and (
-        (p / "solution.json").is_file() or (p / "afterstates" / "age_000004.zarr").is_dir()))
+        (p / "solution.json").is_file() or (p / "afterstates" / "age_000004.zarr").is_dir()
+        or (p / "policy" / "age_000004.zarr").is_dir()))
 
 
 @lru_cache(maxsize=8)
@@ -50,7 +52,7 @@ def _unsolved_reason(path):
     """None when the run at ``path`` is fully solved, else why not and the command that solves it."""
     try:
         sol = solution(path)
-        if sol.solved:
+        if sol.solved or sol.policy_only:
             return None
     except Exception as err:  # noqa: BLE001 - any unreadable run is reported, not raised
         return f"{path.name}: cannot be read ({err})"
@@ -65,7 +67,9 @@ def status_html(results):
     out = ["<h2>2048</h2><ul>"]
     for p in runs:
         reason = _unsolved_reason(p)
-        out.append(f'<li><a href="/2048?run={esc(p.name)}">{esc(p.name)}</a> solved</li>'
+        state = "optimal-play store only: best moves" if reason is None and solution(p).policy_only \
+            else "solved"
+        out.append(f'<li><a href="/2048?run={esc(p.name)}">{esc(p.name)}</a> {state}</li>'
                    if reason is None else f"<li>{esc(reason)}</li>")
     if not runs:
         out.append("<li>no 2048 run in this folder; solve the 3x3 board with "
@@ -158,15 +162,18 @@ def query_page():
         return render_page("2048", errors=errors)
     sol = solution(chosen)
     text = request.args.get("board", "")
-    board_id, q = None, None
+    board_id, q, best = None, None, None
     if "board" in request.args:
         try:
             if not text.strip():
                 raise ValueError("no board given: click the cells to place tiles, or type one "
                                  "such as '2 . . / . . 4'")
             board_id = parse_board(text, sol.rows, sol.cols)
-            q = sol.query(board_id)
-        except ValueError as err:
+            if sol.policy_only:
+                best = _store_best(sol, board_id)
+            else:
+                q = sol.query(board_id)
+        except (ValueError, CorruptLayerError) as err:
             errors.append(str(err))
     shown = board_id if board_id is not None else 0
     unit = "expected future points" if sol.objective == "score" else f"P(make {sol.target_tile})"
@@ -178,10 +185,22 @@ def query_page():
             f'<a href="/2048/play?run={esc(chosen.name)}" id="play-link">Play a game</a></p>',
             _board_html(shown, sol.rows, sol.cols, editable=True), SCRIPT,
             reload_on_change("run", "/2048", "run")]
+    if best is not None:  # a store alone: its move, and what it cannot tell
+        body.append(f'<p>best move from the optimal-play store: <b id="best">{esc(best)}</b></p>'
+                    f'<p class="error" id="caveat">{esc(sol.unreachable_caveat())}</p>')
     if q is not None:
         body.append(f'<p>state of age {q["age"]}: value <span id="value">{move_table(q, sol.objective)["value"]}'
                     f'</span> ({unit})</p>' + _moves_table(q, sol.objective))
     return render_page("2048", "\n".join(body), errors)
+
+
+def _store_best(sol, board_id):
+    """The best move of ``board_id`` from the run's optimal-play store (a run holding only it), as
+    ``strongsolve 2048 query --best-only`` gives it ("none" when no move is legal)."""
+    from ..games.g2048.stages.policy import PolicyStore
+
+    best = sol.best_move(board_id, policy=PolicyStore(sol.run))
+    return best if best is not None else "none: no legal move, the game is over"
 
 
 def _spawn(after, rows, cols, p2, rng):

@@ -8,14 +8,13 @@ one are what :func:`games.ludo.advice.advise` returns (as `strongsolve ludo advi
 solved again here, no expansion is built.
 """
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
 from flask import Blueprint, current_app, request
 
 from ..games.ludo.advice import advise
-from ..games.ludo.saved import load_policy
+from ..games.ludo.saved import load_policy, load_summary
 from ..store.errors import CorruptResultError
 from .inputs import SEED_LIMIT, shown, whole_number
 from .layout import esc, reload_on_change, render_page, workflow_command
@@ -37,7 +36,7 @@ def policy_path(path):
 
 @lru_cache(maxsize=4)
 def _load(path, stamp):
-    doc = json.loads(Path(path).read_text())
+    doc = load_summary(path)
     board, encoding, saved = load_policy(policy_path(path))
     if board.to_mapping() != doc["board"] or encoding.tuples.shape[1] != doc["pieces"]:
         raise ValueError(f"{policy_path(path)} does not belong to the board of {path}")

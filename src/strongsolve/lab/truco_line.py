@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 from ..games.truco.advice import policy_line
 from ..games.truco import rules as R
-from ..games.truco.line import hand_outcome, replay_line
+from ..games.truco.line import fold_state, hand_outcome, replay_line
 from .layout import esc
 
 
@@ -55,6 +55,7 @@ def _steps(score, dealer, vira, hands, line, results):
     words = line.split()
     folded = bool(words) and words[-1] == "fold"
     if folded:
+        fold_state(score[1 - dealer], score[dealer], R.parse_card(vira), line, face_down=True)
         words = words[:-1]
     mano = 1 - dealer
     a, b = score[mano], score[dealer]

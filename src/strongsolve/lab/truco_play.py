@@ -17,7 +17,7 @@ from flask import Blueprint, current_app, request
 
 from ..games.truco.advice import policy_line
 from ..games.truco import rules as R
-from ..games.truco.line import replay_line
+from ..games.truco.line import fold_state, replay_line
 from ..games.truco.subgames import check_score
 from ..games.truco.tree import FOLD, NOBODY, ladder_outcome
 from ..store.errors import CorruptLayerError
@@ -58,7 +58,7 @@ class Hand:
             self.mix([])  # reads the subgame: its rules options and utility table
         three_ties = self.cache["attrs"].get("params", {}).get("three_ties", "nobody")
         if words and words[-1] == "fold":
-            before = replay_line(*self.role_score, vira, " ".join(words[:-1]), face_down=True)
+            before = fold_state(*self.role_score, vira, " ".join(words), face_down=True)
             if before.eleven_pending:
                 return FOLD
             return ladder_outcome(1 - before.to_move, before.level)  # the raiser wins the level held

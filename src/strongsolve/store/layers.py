@@ -297,7 +297,7 @@ def read_attrs(path, hint=None):
     return _verified_attrs(path, doc["attributes"], hint)
 
 
-def read_layer(path, expect=None, hint=None):
+def read_layer(path, expect=None, hint=None, foreign=None):
     """Load and verify a layer.
 
     Parameters
@@ -308,6 +308,11 @@ def read_layer(path, expect=None, hint=None):
     hint : callable, optional
         ``hint(path) -> str``: the shell command that rebuilds the layer, appended to every error
         message (the game's ``hints`` module); none without it.
+    foreign : callable, optional
+        ``foreign(path) -> str``: the shell command that removes the whole store the layer is in and
+        builds it again, for a layer of another run (``expect`` mismatch): a store one of whose
+        layers was copied from another run is not trusted for its other layers either, so one
+        command clears it all rather than one layer per attempt. ``hint`` without it.
 
     Returns
     -------
@@ -325,10 +330,14 @@ def read_layer(path, expect=None, hint=None):
     attrs, loaded = _open_layer(path, with_arrays=True, hint=hint)
     for key, want in (expect or {}).items():
         if attrs.get(key) != want:
+            repair = foreign or hint
             raise CorruptLayerError(f"layer {path} has {key} = {attrs.get(key)!r} but this run needs "
-                                    f"{want!r}; it belongs to another run. Use another results "
-                                    + (f"directory, or to rebuild it, run: `{hint(path)}`" if hint
-                                       else "directory"))
+                                    f"{want!r}; it belongs to another run"
+                                    + (f", so the store {path.parent} is not this run's. Remove it "
+                                       f"and build it again: `{foreign(path)}`" if foreign else
+                                       ". Use another results "
+                                       + (f"directory, or to rebuild it, run: `{repair(path)}`"
+                                          if repair else "directory")))
     arrays = {}
     for name, meta in attrs["arrays"].items():
         a = loaded[name]

@@ -191,3 +191,24 @@ def test_shutbox_output_directory_is_refused_with_advice_for_shutbox(capsys, tmp
                            f"directory ({blocker}); nothing was written. Free disk space or give a "
                            "writable file, then run the same command again")
     assert list(tmp_path.iterdir()) == [blocker]
+
+
+def test_a_foreign_value_store_is_named_and_its_repair_rebuilds_all_of_it(run_copy, solved, capsys,
+                                                                          tmp_path):
+    """A 2x2 run's values/ copied over a 2x3 run's: the first layer read is named as another run's,
+    and the one command printed removes the whole store and solves it again; followed as printed,
+    every value layer is the 2x3 run's again, byte for byte."""
+    directory, doc = run_copy
+    values = directory / "values"
+    layers = lambda: {p: p.read_bytes() for p in values.glob("age_*.zarr/**/*") if p.is_file()}  # noqa: E731
+    data = layers()  # the layers (a block manifest holds its job's timing)
+    shutil.rmtree(values)
+    shutil.copytree(solved(2, 2) / "values", values)
+    code, _, err = cli(capsys, "2048", "play", directory, "--games", 20)
+    assert code == 2
+    assert "has cols = 2 but this run needs 3; it belongs to another run, so the store " \
+           f"{values} is not this run's. Remove it and build it again: `rm -rf {values} && " \
+           f"strongsolve 2048 solve {directory} --rows 2 --cols 3 --p2 0.9 --target-tile 0`" in err, err
+    follow(tmp_path, err)
+    assert len(data) > 100 and layers() == data
+    assert cli(capsys, "2048", "play", directory, "--games", 20)[0] == 0

@@ -30,3 +30,16 @@ def test_hand_of_eleven_is_worth_three_and_its_fold_one():
 def test_an_unfinished_hand_is_refused():
     with pytest.raises(ValueError, match="not over"):
         hand_outcome(11, 11, VIRA, "7h 2h")
+
+
+def test_a_fold_nobody_is_offered_is_refused():
+    # at 11-11 nobody raises and nobody decides a hand of eleven: no fold at any point
+    for line in ("fold", "7h fold", "7h 2h 7s fold"):
+        with pytest.raises(ValueError, match=r"illegal fold .* at score 11-11: a player may fold only"):
+            hand_outcome(11, 11, VIRA, line)
+    # at 5-5 with no raise pending the acting player may play a card or raise, not fold
+    with pytest.raises(ValueError, match="may only play a card or raise"):
+        hand_outcome(5, 5, VIRA, "7h fold")
+    # a hand of eleven once played has no more fold either
+    with pytest.raises(ValueError, match="illegal fold"):
+        hand_outcome(11, 10, VIRA, "play fold")

@@ -67,6 +67,13 @@ def open_run(results_dir):
                int(params["target_tile"] or 0))
 
 
+UNREACHABLE_CAVEAT = (  # what a best move from a store without its layers says (CLI and lab)
+    "caveat: this run holds only the optimal-play store, which keeps the best move of every "
+    "reachable state but not the states themselves, so it cannot tell whether this board is "
+    "reachable; for a board optimal play never reaches (or no play reaches), the move shown is an "
+    "arbitrary legal one. The solved layers tell; they are built by")
+
+
 class Solution:
     """Values and best moves of a solved 2048 run.
 
@@ -347,6 +354,19 @@ class Solution:
             As :meth:`moves`.
         """
         return self._value_and_best(board_id)[0]
+
+    @property
+    def policy_only(self):
+        """True when the run holds the optimal-play store (``policy/``) and no layers: then nothing
+        tells a reachable board from another (:data:`UNREACHABLE_CAVEAT`)."""
+        return not self.ages() and (self.run.directory / "policy" / "age_000004.zarr").is_dir()
+
+    def unreachable_caveat(self):
+        """The caveat every best move read from a store alone carries (:data:`UNREACHABLE_CAVEAT`
+        with the command that builds the layers that can tell), or None when the run's layers
+        exist (an unreachable board is then refused)."""
+        command = inferred_command(self.run.directory, to_last_age=True) or "snakemake --cores all"
+        return f"{UNREACHABLE_CAVEAT} `{command}`" if self.policy_only else None
 
     def best_move(self, board_id, policy=None):
         """Name of the optimal move of a state (the first best in direction order), or None when no

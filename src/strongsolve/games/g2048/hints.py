@@ -246,3 +246,16 @@ def file_hint(path):
     by forcing it by name (its rule depends on the run's blocks): the ``hint`` of the store's
     checksummed readers."""
     return rerun_command(Path(path), run_dir=Path(path).parent)
+
+
+def foreign_store_command(path):
+    """The command that removes the whole store holding ``path``, a layer of another run (another
+    board, spawn or target: a store copied from another run), and builds this run's again: ``rm
+    -rf <run>/<store> && `` the command that writes the store (:func:`policy_command` for the
+    optimal-play store, whose missing blocks it rebuilds; :func:`rerun_command` for a solve stage,
+    whose jobs then run again as their outputs are gone). The ``foreign`` of
+    :func:`strongsolve.store.layers.read_layer`."""
+    store = Path(path).parent
+    run_dir = store.parent
+    command = policy_command(run_dir) if store.name == "policy" else rerun_command(run_dir=run_dir)
+    return f"rm -rf {shlex.quote(str(store))} && {command}"

@@ -26,7 +26,7 @@ import numpy as np
 
 from ...store.errors import CorruptLayerError
 from ...store.layers import checksum, read_attrs, read_layer
-from .hints import repair_command
+from .hints import foreign_store_command, repair_command
 from .rules.shape import check_shape, last_age
 from .rules.targets import check_target
 
@@ -224,7 +224,7 @@ class Run:
                 {"num_afterstates": 0}
         from .encoding.afterstate_code import from_stored
         path = self.afterstate_path(age)
-        arrays, attrs = read_layer(path, dict(self.params(), age=age), repair_command)
+        arrays, attrs = read_layer(path, dict(self.params(), age=age), repair_command, foreign_store_command)
         try:
             return from_stored(arrays, attrs, self.rows, self.cols, age), attrs
         except (KeyError, ValueError) as err:
@@ -250,7 +250,7 @@ class Run:
         expect = dict(self.params(), age=age)
         if ids is not None:
             expect["afterstates_checksum"] = checksum(ids)
-        arrays, _ = read_layer(self.values_path(age), expect, repair_command)
+        arrays, _ = read_layer(self.values_path(age), expect, repair_command, foreign_store_command)
         return arrays["values"]
 
     def layer_attrs(self, stage, age):

@@ -18,6 +18,11 @@ sweep's largest change.
 before the older ones are removed. :meth:`Checkpoints.latest` verifies the newest (every byte) and
 falls back to the one before it; a damaged one is reported by name and removed, never used.
 
+**The result JSON** of ``ludo race`` and ``ludo rolls`` (``--output``: the win probability,
+the expected rolls, the board) carries a SHA-256 of its document (``checksum``,
+:func:`strongsolve.store.checksums.write_json_checked`), verified by :func:`load_summary`; written
+by a workflow job it records the run's command (``rerun``, for repair hints: hints.py).
+
 **The solution** is written once the sweeps converge (``converged: true``, the tolerance, the first
 mover's win probability); then the checkpoints are removed.
 """
@@ -31,12 +36,13 @@ import numpy as np
 
 import json
 
-from ...store.checksums import read_npz_checked, write_npz_checked
+from ...rerun import RECORD_KEY, job_record
+from ...store.checksums import read_json_checked, read_npz_checked, write_json_checked, write_npz_checked
 from ...store.errors import CorruptLayerError
 from ...store.layers import read_attrs, read_layer, write_layer
 from ...store.lock import holds_writer_lock
 from . import encoding, rules
-from .hints import policy_command, policy_hint, values_command
+from .hints import policy_command, policy_hint, summary_hint, values_command
 from .stages.values import race_tables
 
 KIND = "ludo-race-values"
@@ -353,3 +359,37 @@ def load_race(path):
         raise ValueError(f"{path}: not a race solution with its board ({err}); write one with "
                          f"`{policy_command(path)}`") from None
     return board, enc, arrays["value"]
+
+
+def write_summary(path, doc):
+    """Write a result document of ``ludo race`` or ``ludo rolls`` to ``path`` with its checksum,
+    atomically; inside a workflow job with the run's command (``rerun``).
+
+    Raises
+    ------
+    StoreWriteError
+        Disk full or directory not writable; nothing is left at ``path``.
+    """
+    record = job_record()
+    write_json_checked(path, dict(doc, **{RECORD_KEY: record}) if record else doc)
+
+
+def load_summary(path):
+    """The verified result document ``path`` (``race_p<k>.json``, ``rolls_<die>.json``), without
+    its checksum.
+
+    Raises
+    ------
+    FileNotFoundError
+        If ``path`` does not exist.
+    CorruptResultError
+        Unreadable, without a checksum or not matching it (an edited win probability); the message
+        names the file and the command that writes it again (hints.summary_hint).
+    ValueError
+        A verified document that is not a Ludo result.
+    """
+    doc = read_json_checked(path, summary_hint)
+    if doc.get("game") not in ("ludo", "ludo-race"):
+        raise ValueError(f"{path}: not a Ludo result (game {doc.get('game')!r}); write it again "
+                         f"with `{summary_hint(path)}`")
+    return doc

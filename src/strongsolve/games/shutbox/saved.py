@@ -9,6 +9,7 @@ written as ``null`` and read back as ``inf``.
 
 import math
 
+from ...rerun import RECORD_KEY, job_record
 from ...store.checksums import read_json_checked, write_json_checked
 from .hints import result_hint, solve_command
 
@@ -28,14 +29,16 @@ def finite_or_none(value):
 
 
 def write_result(path, doc):
-    """Write a result document (``finite_or_none`` of it) to ``path`` with its checksum, atomically.
+    """Write a result document (``finite_or_none`` of it) to ``path`` with its checksum, atomically;
+    inside a workflow job with the run's command (``rerun``, for repair hints: hints.py).
 
     Raises
     ------
     StoreWriteError
         Disk full or directory not writable; nothing is left at ``path``.
     """
-    write_json_checked(path, finite_or_none(doc))
+    record = job_record()  # the run's command, for the repair hints of a damaged copy (hints.py)
+    write_json_checked(path, finite_or_none(dict(doc, **{RECORD_KEY: record}) if record else doc))
 
 
 def load_result(path):

@@ -133,7 +133,7 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
     from . import encoding as ab
     from . import rules as R
     from .hints import row11_command, solve_command
-    from .stages.grid import full_deck, stored_path
+    from .stages.grid import stored_path
     from .line import action_labels, check_hand, replay_line
     from .pruning import strip_pruned
     from .saved import read_subgame
@@ -150,8 +150,7 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
     c = ab.vira_class(vr)
     path = stored_path(results, a, b, c)
     if path is None:
-        cmd = row11_command(results) if in_row11(a, b) else solve_command(results, full_deck(),
-                                                                          min(a, b))
+        cmd = row11_command(results) if in_row11(a, b) else solve_command(results, None, min(a, b))
         raise FileNotFoundError(f"no solved subgame for score {a}-{b} (mano-pé), vira class {c} "
                                 f"under {results}: solve it with: {cmd}")
     raises = not in_row11(a, b)
@@ -209,15 +208,20 @@ def solved_grid(results="results"):
     Returns
     -------
     dict
-        ``solved`` (count), ``total`` (:data:`N_SUBGAMES`), ``next_command`` (str, None when all
-        are solved) and ``subgames``: dicts ``mano``, ``pe``, ``vira_class``, ``value``,
+        ``solved`` (count), ``total`` (:data:`N_SUBGAMES` for the full deck; 144 per vira class
+        of a small deck's root ``<results>/truco_deck_<cards>``), ``next_command`` (str, the run's
+        command for this folder and its deck; None when all are solved) and ``subgames``: dicts ``mano``, ``pe``, ``vira_class``, ``value``,
         ``nash_conv``, ``exploitability``, ``iterations``, ``seconds``, by score then class.
     """
     from pathlib import Path
 
-    from .stages.grid import GRID
+    from .hints import split_root
+    from .stages.grid import GRID, small_deck
     from .saved import list_solved, read_subgame
 
+    cards = split_root(results)[1]
+    classes = len(small_deck(cards).classes) if cards else 9
+    total = N_SUBGAMES // 9 * classes
     stored = {(r["score"][0], r["score"][1], r["vira_class"]): r for r in list_solved(results)}
     for p in sorted(Path(results).joinpath(*GRID).glob("s*_v*.zarr")):
         r = read_subgame(p, arrays=False)[0]
@@ -227,22 +231,28 @@ def solved_grid(results="results"):
                  iterations=r["iterations"], seconds=r["seconds"]) for r in stored.values()]
     rows.sort(key=lambda r: (r["mano"], r["pe"], r["vira_class"]))
     hint = next_solve_hint(results, [(r["mano"], r["pe"]) for r in rows])
-    return dict(solved=len(rows), total=N_SUBGAMES, next_command=hint, subgames=rows)
+    return dict(solved=len(rows), total=total, next_command=hint, subgames=rows)
 
 
 def next_solve_hint(results, scores):
-    """What to solve next, given the role-ordered ``scores`` of the full deck's stored subgames
-    (one entry per subgame): the 11 row while it is incomplete, then the region of the grid from
-    min score 9 down (str), or None when all :data:`N_SUBGAMES` are solved."""
-    from .hints import row11_command, solve_command
-    from .stages.grid import full_deck
+    """What to solve next under ``results`` (the full deck's root, or a small deck's
+    ``truco_deck_<cards>`` folder), given the role-ordered ``scores`` of its stored subgames (one
+    entry per subgame): a small deck's next region down from the lowest stored; for the full deck
+    the 11 row while it is incomplete, then the region from min score 9 down (str); None when every
+    subgame is solved."""
+    from .hints import row11_command, solve_command, split_root
+    from .stages.grid import small_deck
 
-    if sum(1 for a, b in scores if 11 in (a, b)) < 23 * 9:
+    cards = split_root(results)[1]
+    classes = len(small_deck(cards).classes) if cards else 9
+    if len(scores) >= N_SUBGAMES // 9 * classes:
+        return None
+    if cards:  # a small deck's grid grows by regions: the next one down from the lowest stored
+        low = max(min((min(s) for s in scores), default=12) - 1, 0)
+        return f"solve the scores with min(mano, pé) >= {low} with: " + solve_command(results, None, low)
+    if sum(1 for a, b in scores if 11 in (a, b)) < 23 * classes:
         return f"solve the 11 row with: {row11_command(results)}"
-    if len(scores) < N_SUBGAMES:
-        return ("solve the scores with min(mano, pé) >= m (e.g. 9) with: "
-                + solve_command(results, full_deck(), 9))
-    return None
+    return "solve the scores with min(mano, pé) >= m (e.g. 9) with: " + solve_command(results, None, 9)
 
 
 def advise_position(result, position):

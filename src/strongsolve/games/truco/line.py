@@ -187,6 +187,27 @@ def action_labels(state, hand, vira):
 
 
 
+def fold_state(a, b, vira, line, face_down=False):
+    """The state before the fold that ends ``line`` (text, its last token ``fold``), checked: a
+    player may fold only a hand of eleven not yet decided or a pending raise (:func:`action_labels`);
+    at 11-11 nobody may raise and nobody decides a hand of eleven, so a fold is never offered there.
+
+    Raises
+    ------
+    ValueError
+        As :func:`replay_line`, or naming the line when the position before its fold offers none.
+    """
+    words = line.replace(",", " ").split()
+    before = " ".join(words[:-1])
+    state = replay_line(a, b, vira, before, face_down=face_down)
+    if not (state.eleven_pending or state.pending):
+        offered = "play a card" + (" or raise" if state.can_raise else "")
+        raise ValueError(f"illegal fold at the end of line {line!r} at score {a}-{b}: a player may "
+                         f"fold only a hand of eleven or a pending raise; after "
+                         f"{before or '(the deal)'!r} the player to act may only {offered}")
+    return state
+
+
 def hand_outcome(a, b, vira, line, face_down=False):
     """Who wins a finished hand and the points, at role-ordered score (a, b) with the vira card
     ``vira`` (int); ``line`` (text) ends with the hand's last card or with ``fold``.
@@ -206,7 +227,7 @@ def hand_outcome(a, b, vira, line, face_down=False):
     words = line.replace(",", " ").split()
     eleven = (a == 11) != (b == 11)
     if words and words[-1].lower() == "fold":
-        state = replay_line(a, b, vira, " ".join(words[:-1]), face_down=face_down)
+        state = fold_state(a, b, vira, line, face_down=face_down)
         points = R.MAO_DE_ONZE_FOLD if state.eleven_pending else R.LADDER[state.level]
         return 1 - state.to_move, points
     state = replay_line(a, b, vira, line, finished=True, face_down=face_down)

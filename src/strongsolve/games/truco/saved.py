@@ -9,7 +9,8 @@ zero-padded, ``c`` the vira class). A group holds
 - ``infoset_ptr`` int64[I+1], ``infoset_key`` int64[I] (tree.HandTree.infoset_key), ``hands`` int64[H, 3]
 - attributes: ``value`` (mano's match-win probability), ``nash_conv``, ``exploitability``,
   ``iterations``, ``seconds``, ``score``, ``vira_class``, ``eleven``, ``utility`` (the outcome
-  table), ``fixed_point_residual``, ``n_nodes``.
+  table), ``fixed_point_residual``, ``n_nodes``; written by a workflow job, ``rerun`` (the command
+  of the run that made it, for repair hints: hints.py).
 
 Beside a subgame of the grid, ``s<a>-<b>_v<c>.accum.npz`` may keep the CFR accumulators it ended
 with (``write_accumulators``): regrets and strategy sums float64[M], the iteration count and the
@@ -36,6 +37,7 @@ import numpy as np
 import zarr
 
 from .hints import subgame_hint
+from ...rerun import RECORD_KEY, job_record
 from ...store.checksums import (array_checksum, corrupt, read_npz_checked, verify_json,
                                 with_checksum, write_npz_checked)
 
@@ -117,6 +119,9 @@ def _write_zarr(path, arrays, attrs):
     arrays = {name: np.ascontiguousarray(a) for name, a in arrays.items()}
     meta = {name: {"dtype": a.dtype.str, "shape": list(a.shape), "checksum": array_checksum(a)}
             for name, a in arrays.items()}
+    record = job_record()  # the run's command, for the repair hints of a damaged copy (hints.py)
+    if record:
+        attrs = dict(attrs, **{RECORD_KEY: record})
     # through JSON first, so that the checksum covers exactly what zarr stores and returns
     attrs = json.loads(json.dumps(dict(attrs, arrays=meta), default=_json_scalar, allow_nan=True))
     root = zarr.open_group(str(path), mode="w")

@@ -6,9 +6,13 @@ naive solver) on every 2x4 state. A chosen move is right when its reward plus it
 value is the state's value.
 """
 
+import html
 import json
 import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -242,11 +246,12 @@ def test_the_commands_work_from_the_policy_store_alone(policy_only_2x3, naive_20
         np.array([encode([list(r) for r in state])], np.uint64), 8)
     expected = naive.legal_moves(state)[position][0]
     assert main(["2048", "query", str(policy_only_2x3), board_text(state), "--best-only"]) == 0
-    assert capsys.readouterr().out.strip() == expected
+    move, caveat = capsys.readouterr().out.strip().split("\n")
+    assert move == expected and caveat == Solution(policy_only_2x3).unreachable_caveat()
     assert main(["2048", "query", str(policy_only_2x3), board_text(state), "--best-only",
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"board": [list(r) for r in state], "age": 8,
-                                                   "best": expected}
+                                                   "best": expected, "caveat": caveat}
     assert main(["2048", "play", str(policy_only_2x3), "--policy", "--games", "3000", "--seed",
                  "4", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -286,3 +291,56 @@ def test_a_missing_policy_layer_names_the_policy_command(policy_only_2x3, tmp_pa
         PolicyStore(run).expected_score()
     assert (f"`strongsolve 2048 policy {directory} --rows 2 --cols 3 --p2 0.9 --target-tile 0`"
             in str(err.value))
+
+
+def test_a_store_alone_says_it_cannot_tell_an_unreachable_board_in_the_cli_and_the_lab(
+        policy_2x3, policy_only_2x3, capsys):
+    """A board no play reaches (2 . 128 / 2 . .: the naive set of the test above lacks it) gets an
+    arbitrary legal move from a store without its layers; the CLI and the lab say so, with the
+    command that builds the layers, and a run with its layers refuses the board instead."""
+    from strongsolve.lab.app import create_app
+
+    odd = ". 2 128 / 2 . ."
+    command = (f"strongsolve 2048 solve {policy_only_2x3} --rows 2 --cols 3 --p2 0.9 "
+               "--target-tile 0")
+    assert main(["2048", "query", str(policy_only_2x3), odd, "--best-only"]) == 0
+    move, caveat = capsys.readouterr().out.strip().split("\n")
+    assert move in {"left", "right", "up", "down"}
+    assert caveat.startswith("caveat: this run holds only the optimal-play store")
+    assert "cannot tell whether this board is reachable" in caveat and caveat.endswith(f"`{command}`")
+    assert main(["2048", "query", str(policy_2x3.directory), odd, "--best-only"]) == 2
+    assert "not in the solved layers" in capsys.readouterr().err
+    client = create_app(policy_only_2x3.parent).test_client()
+    home = client.get("/").get_data(as_text=True)
+    assert '<a href="/2048?run=run">run</a> optimal-play store only: best moves' in home
+    reply = client.get(f"/2048?run=run&board={odd}")
+    page = html.unescape(reply.get_data(as_text=True))
+    assert reply.status_code == 200
+    assert f'<b id="best">{move}</b>' in page and f'<p class="error" id="caveat">{caveat}</p>' in page
+
+
+def test_a_foreign_policy_store_is_named_and_its_repair_removes_all_of_it(policy_2x3, solved,
+                                                                          tmp_path, capsys):
+    """A 2x3 run's policy/ copied into a 2x4 run: play names a layer of it as another run's and
+    prints one command removing the whole store and building this run's; followed literally (a
+    shell in the test's folder), it leaves a store every layer of which is the 2x4 run's, and play
+    from it then works."""
+    run = tmp_path / "run"
+    shutil.copytree(solved(2, 4), run)
+    shutil.copytree(policy_2x3.directory / "policy", run / "policy")
+    assert main(["2048", "play", str(run), "--policy", "--games", "100", "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    repair = (f"rm -rf {run}/policy && strongsolve 2048 policy {run} --rows 2 --cols 4 --p2 0.9 "
+              "--target-tile 0")
+    assert "has cols = 3 but this run needs 4; it belongs to another run" in err, err
+    assert f"so the store {run}/policy is not this run's. Remove it and build it again: `{repair}`" in err
+    printed = err.split("`")[-2]
+    assert printed == repair
+    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    done = subprocess.run(printed, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    layers = sorted((run / "policy").glob("age_*.zarr"))
+    assert len(layers) == len(Run(run, 2, 4).ages())
+    assert all((read_attrs(p)["rows"], read_attrs(p)["cols"]) == (2, 4) for p in layers)
+    assert main(["2048", "play", str(run), "--policy", "--games", "100", "--seed", "1"]) == 0

@@ -50,7 +50,7 @@ from .backward import state_values
 from ..rules.board import age, canonical_id, moves, start_states
 from ..encoding.expand import spawn_states
 from .forward import starts_of_age
-from ..hints import policy_command, repair_command
+from ..hints import foreign_store_command, policy_command, repair_command
 from ..rules.spawn import expected_value
 
 POLICY_FORMAT = 1
@@ -345,7 +345,7 @@ class PolicyStore:
         if n not in self._layers:
             arrays, attrs = read_layer(policy_path(self.run, n),
                                        dict(self.run.params(), age=n, policy_format=POLICY_FORMAT),
-                                       repair_command)
+                                       repair_command, foreign_store_command)
             self._layers = {n: (arrays["slots"], attrs)}  # one age at a time, as play needs
         return self._layers[n]
 

@@ -33,7 +33,7 @@ from ....store.atomic import write_text_atomic
 from ....store.errors import CorruptResultError
 from .. import encoding as ab
 from .. import rules as R
-from ..pruning import tier as raise_tier
+from ..tiers import TIER_LOWEST_MIN, TIERS, score_tier, tier_csv  # noqa: F401 (the workflow's)
 from .groups import check_params, hand_utility_table, solve_scores, unmapped
 from ..hints import unsolved_command
 from ..saved import (GRID_DIR, accumulators_path, read_accumulators, read_subgame, subgame_name,
@@ -41,8 +41,6 @@ from ..saved import (GRID_DIR, accumulators_path, read_accumulators, read_subgam
 from ..subgames import eleven_player, in_row11, row11_groups
 from ..tree import outcome_points
 
-TIERS = ("row11", "t1", "t2", "t3", "t4")
-TIER_LOWEST_MIN = {"row11": 0, "t1": 9, "t2": 6, "t3": 3, "t4": 0}  # lowest min(a, b) of a tier
 GRID = ("truco", "grid")
 
 
@@ -98,13 +96,6 @@ def deck_root(results, deck):
     return Path(results) if deck.name == "full" else Path(results) / f"truco_{deck.name}"
 
 
-def tier_csv(grid_dir, tier, min_score):
-    """The summary file the workflow's job for ``tier`` writes when it solves the region of scores
-    with min(a, b) >= ``min_score``: ``<grid_dir>/<tier>_min<m>.csv``, m the larger of
-    ``min_score`` and the tier's lowest minimum."""
-    return f"{grid_dir}/{tier}_min{max(min_score, TIER_LOWEST_MIN[tier])}.csv"
-
-
 def tier_inputs(grid_dir, tier, min_score, row11_dir=None):
     """What the job of ``tier`` needs: the summary of the tier above (its scores' continuation
     values) and, for the full deck (``row11_dir``: the 11 row's own jobs, ``<results>/truco/row11``),
@@ -129,11 +120,6 @@ def row11_groups_read(tier, min_score):
 
 def grid_path(root, a, b, c):
     return Path(root).joinpath(*GRID, subgame_name(a, b, c))
-
-
-def score_tier(a, b):
-    """The tier of a role-ordered score: ``"row11"`` or ``"t1"`` .. ``"t4"``."""
-    return "row11" if in_row11(a, b) else f"t{raise_tier(a, b)}"
 
 
 def tier_groups(name):
@@ -245,7 +231,11 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print,
         if min(min(s) for s in group) < min_score:
             continue
         label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
-        W = starting_values(root, group, deck, results)
+        # the LP solves a table exactly: a lost subgame solved again for the W its group's kept
+        # tables say gives back the lost copy, and its partners stay; CFR's warm starts do not
+        # repeat, so there the whole group is solved and written again
+        exact = prm["solver"] == "lp"
+        W = starting_values(root, group, deck, results, recover=exact)
         # every subgame readable: each checked against the W stored now too (else one of them is
         # missing or damaged, and the group solved anyway)
         whole = all(s in W for s in group)
@@ -254,7 +244,8 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print,
                                    *(_expected_utility(s, group, W) if whole else (None, None)),
                                    f"{label}: ", log)]
         # the group's scores move together (three ties swap the roles): one subgame solved again
-        # moves the W its partners' tables were solved for, so the whole group is written again
+        # moves the W its partners' tables were solved for, so the whole group is solved again;
+        # the partners still right for the new W stay as stored (_to_write)
         missing = [(s, c) for s in group for c in deck.classes] if stale else []
         # each subgame of each fixed-point round waits there, arrays and record, until the group is
         # stored (solve._spill): a killed job's next run solves only the subgames not there yet
@@ -266,6 +257,8 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print,
             acc = _kept_accumulators(root, group, deck, prm, spill, label, log) if keep else {}
             out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
                                       spill_dir=spill, accumulators=acc)
+            if exact:
+                missing = _to_write(root, group, deck, W, out, stale, prm, label, log)
             for s, c in missing:  # each subgame renamed into place on its own
                 r = out[(s, c)]
                 attrs = {k: v for k, v in r.items() if k != "arrays"}
@@ -341,7 +334,26 @@ def _kept_accumulators(root, group, deck, prm, spill, label, log):
     return start
 
 
-def starting_values(root, group, deck, results=None):
+def _to_write(root, group, deck, W, out, stale, prm, label, log):
+    """The subgames of a group solved again (``out``) to write: the ``stale`` ones (missing,
+    damaged, or off the W stored before), and every other whose stored copy no longer passes
+    :func:`_needs_solving` under the group's new fixed point (the new W of its scores, averaged from
+    ``out``). A stored copy that does is kept, as a later run would keep it: repairing one damaged
+    subgame rewrites that subgame, not its partners."""
+    new_W = {**W, **{s: float(sum(p * out[(s, c)]["value"]
+                                  for c, p in zip(deck.classes, deck.probabilities)))
+                     for s in group}}
+    keep = [(s, c) for s in group for c in deck.classes if (s, c) not in stale
+            and not _needs_solving(stored_path(root, *s, c), prm,
+                                   *_expected_utility(s, group, new_W), f"{label}: ", log)]
+    if keep:
+        log(f"{label}: keeping the stored "
+            + ", ".join(f"{a}-{b} class {c}" for (a, b), c in keep)
+            + ": each was solved for the new fixed point's W within its tolerance")
+    return [(s, c) for s in group for c in deck.classes if (s, c) not in keep]
+
+
+def starting_values(root, group, deck, results=None, recover=False):
     """The continuation values a group's solve starts from (``solve.solve_scores``'s ``W``): W of
     every score its hands lead to outside the group, and, for a score of the group whose subgames
     are all stored already (solved again at a tighter target), its stored W as the first guess of
@@ -362,9 +374,46 @@ def starting_values(root, group, deck, results=None):
         if all(stored_path(root, *s, c) is not None for c in deck.classes):
             try:
                 W[s] = continuation_value(root, *s, deck, results)
-            except CorruptResultError:  # damaged: solved again, from a neighbour's guess
+            except CorruptResultError:  # damaged: solved again, from the tables kept, or a guess
                 pass
+    if recover and not all(s in W for s in group):  # with the LP solver only (solve_tier)
+        W.update(_solved_for(root, group, deck, W))
     return W
+
+
+def _solved_for(root, group, deck, W):
+    """The W of the group's scores its readable stored subgames were solved for, read back from
+    their utility tables (each entry of a group score is linear in that score's W), when a subgame
+    of the group is missing or damaged: the fixed point's last round solved every subgame of the
+    group for that W, so solving the lost one again for it gives the copy that was lost, and the
+    fixed point ends in that round. Only a W that gives back every table bit for bit is used;
+    {} when none does (the fixed point then starts from a guess)."""
+    found = {}
+    tables = []
+    for s in group:
+        for c in deck.classes:
+            path = stored_path(root, *s, c)
+            try:
+                attrs = read_subgame(path, arrays=False)[0] if path is not None else None
+            except CorruptResultError:
+                attrs = None
+            if attrs is not None:
+                tables.append((s, np.asarray(attrs["utility"], dtype=float)))
+    for s, table in tables:
+        zero = hand_utility_table(*s, {**W, **{t: 0.0 for t in group}})
+        for t in group:
+            if t in found:
+                continue
+            slope = hand_utility_table(*s, {**W, **{u: 0.0 for u in group}, t: 1.0}) - zero
+            k = np.flatnonzero(slope)
+            if k.size and table.shape == zero.shape:
+                found[t] = float((table[k[0]] - zero[k[0]]) / slope[k[0]])
+    if set(found) != set(group):
+        return {}
+    whole = {**W, **found}
+    if all(np.array_equal(hand_utility_table(*s, whole), table) for s, table in tables):
+        return found
+    return {}
 
 
 def _expected_utility(s, group, W):
@@ -379,7 +428,8 @@ def _expected_utility(s, group, W):
 def _needs_solving(path, prm, table, leaves, prefix="", log=print):
     """Whether a subgame stored at ``path`` (None: not stored) must be solved for parameters
     ``prm`` and the utility table ``table`` (``_expected_utility``, with ``leaves``; None: not
-    checked, the group is solved anyway): it is missing or damaged (``store.read_subgame``); or
+    checked, the group is solved anyway): it is missing or damaged (``store.read_subgame``, every
+    array verified); or
     stored at a NashConv above ``prm["target_nash_conv"]`` (a region solved to 1e-3 first, then
     asked for 1e-4); or solved for a table off ``table`` by more than 1e-12
     in an entry leaving its group (the scores it leads to were solved again since), or by more
@@ -389,8 +439,8 @@ def _needs_solving(path, prm, table, leaves, prefix="", log=print):
     (``store.write_subgame``)."""
     if path is None:
         return True
-    try:
-        attrs = read_subgame(path, arrays=False)[0]
+    try:  # the arrays too: a corrupt policy chunk is damage the attributes do not show
+        attrs = read_subgame(path)[0]
     except CorruptResultError as err:
         log(f"{prefix}{path.name} is damaged ({err}): solving it again (the damaged copy stays "
             "until replaced)")

@@ -142,6 +142,33 @@ def logged(command):
 JOB_ENVVARS = [name for name in ("PATH", "STRONGSOLVE_RERUN") if name in os.environ]
 
 
+DISPLAY = None
+
+
+def start_display():
+    """Start the display of the running jobs (:class:`strongsolve.progress.JobDisplay`) in this
+    main Snakemake process: on a terminal one live line per running job under Snakemake's own lines
+    and the jobs' tagged stderr lines; elsewhere (a pipe, CI) a plain line per job at most every
+    15 s, so that a long job is never silent for longer. Jobs of a cluster executor (no shared
+    directory) print their own plain lines."""
+    global DISPLAY
+    if DISPLAY is None and workflow.is_main_process:
+        import tempfile
+
+        from strongsolve.progress import JobDisplay
+
+        DISPLAY = JobDisplay(tempfile.mkdtemp(prefix="strongsolve-progress-"),
+                             live=sys.stdout.isatty() and sys.stderr.isatty()).start()
+
+
+def stop_display():
+    """Give the terminal back (what the display holds is shown first)."""
+    global DISPLAY
+    if DISPLAY is not None:
+        DISPLAY.stop()
+        DISPLAY = None
+
+
 def exit_promptly():
     """Let the Snakemake process exit as soon as the run ends.
 
@@ -153,9 +180,12 @@ def exit_promptly():
     - Freeze the garbage collector's objects (``gc.freeze()``), as the ``strongsolve`` program does
       (:func:`strongsolve.cli.run`): Python's last collections over Snakemake's and the Snakefile's
       modules took 0.26-0.32 s after Snakemake's "Elapsed time" line, against 0.03 s frozen.
+    - Stop the terminal's progress display (:func:`stop_display`), so that Snakemake's last lines
+      reach the terminal after everything before them.
 
     The Snakefile's ``onsuccess`` and ``onerror`` handlers call this once the scheduler is done.
     """
+    stop_display()
     for thread in threading.enumerate():
         if isinstance(thread, threading.Timer):
             thread.cancel()

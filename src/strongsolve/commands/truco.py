@@ -127,7 +127,12 @@ def _solver_params(args):
 
 
 def _log(message):
-    print(message, file=sys.stderr, flush=True)
+    """A solve's line (a subgame solved, a fixed-point round) on stdout, a workflow job's log, and
+    as the status line (strongsolve/progress.py): 18 lines for the 11-11 hand alone."""
+    from ..progress import reporter
+
+    print(message, flush=True)
+    reporter().show(message.strip())
 
 
 def _abstraction_sizes(args):

@@ -87,11 +87,16 @@ def test_a_run_ends_with_the_answers_of_every_game(small_run):
 
 
 @pytest.mark.slow
-def test_the_2048_jobs_run_first_and_their_progress_reaches_the_terminal(small_run):
-    _, proc = small_run
-    started = re.findall(r"^(?:local)?rule (\w+):", proc.stderr, flags=re.M)
-    assert started[:2] == ["g2048_forward", "g2048_forward"], started
-    assert "[forward_000004-000034] forward age 4: 2 states" in proc.stderr
+def test_the_2048_jobs_run_first_and_their_ages_go_to_their_logs(small_run):
+    wf, proc = small_run
+    # one line per job as it starts (Snakemake's rule blocks are off: profiles/default), named
+    # after its log
+    started = re.findall(r"^\[([\w-]+)\] started \(log: (\S+)\)$", proc.stderr, flags=re.M)
+    assert [name for name, _ in started[:2]] == ["forward_000004-000034", "forward_000036-000060"]
+    assert not re.search(r"^(?:local)?rule \w+:", proc.stderr, flags=re.M)
+    assert "forward age 4: " not in proc.stderr  # the per-age lines are in the job's log
+    log = (wf / started[0][1]).read_text()
+    assert "forward age 4: 2 states" in log
 
 
 @pytest.mark.slow
@@ -218,11 +223,13 @@ def test_job_script_shows_stderr_while_the_job_runs_and_appends_every_attempt(tm
         # if it does not, so that a buffered line fails the test instead of hanging it)
         release = threading.Timer(20, (tmp_path / "go").touch)
         release.start()
+        assert proc.stderr.readline() == f"[race_p2] started (log: {log})\n"
         assert proc.stderr.readline() == "[race_p2] sweep 1\n"
         assert not (tmp_path / "go").exists() and proc.poll() is None
         release.cancel()
         (tmp_path / "go").touch()
-        assert proc.stderr.read() == "[race_p2] error: bad\n[race_p2] no newline\n"
+        assert proc.stderr.read() == ("[race_p2] error: bad\n[race_p2] no newline\n"
+                                      f"[race_p2] failed with exit status 3; its log: {log}\n")
         assert proc.wait(timeout=10) == 3
         (tmp_path / "go").unlink()
         for path in (log, tmp_path / "logs" / "race_p2.attempts.log"):

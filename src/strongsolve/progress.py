@@ -11,7 +11,8 @@ Two kinds of output:
   - ``file``: under the workflow's terminal display (:class:`JobDisplay`), the job's status file
     (``STRONGSOLVE_PROGRESS_FILE``, set by logged.sh), rewritten at most every
     :data:`LIVE_INTERVAL` seconds; the display draws one live line per running job from these files.
-  - ``live``: a command run by hand on a terminal: one line redrawn in place on stderr (rich).
+  - ``live``: a command run by hand with stderr on a terminal and stdout elsewhere: one line
+    redrawn in place on stderr (rich).
   - ``plain``: anything else (a pipe, CI, a log): a line on stderr at most every
     :data:`PLAIN_INTERVAL` seconds, the first one that long after the start, so short jobs print
     none and long ones are never silent for longer.
@@ -117,7 +118,7 @@ class Reporter:
         ``file`` mode: the job's status file, rewritten atomically (temp name, then rename).
     live : bool, optional
         ``live`` mode (one line redrawn in place) when no status file; default: ``stream`` is a
-        terminal.
+        terminal and stdout is not (a stage's detail lines on stdout would cut through the line).
     interval : float, optional
         Least seconds between two lines shown (:data:`LIVE_INTERVAL` in the ``file`` and ``live``
         modes, :data:`PLAIN_INTERVAL` in ``plain``). In ``plain`` mode the first line waits that
@@ -132,7 +133,9 @@ class Reporter:
         if self.status_file is not None:
             self.mode = "file"
         else:
-            self.mode = "live" if (live if live is not None else _isatty(self.stream)) else "plain"
+            if live is None:  # detail lines on the same terminal would break a live line
+                live = _isatty(self.stream) and not _isatty(sys.stdout)
+            self.mode = "live" if live else "plain"
         self.interval = interval if interval is not None else (
             PLAIN_INTERVAL if self.mode == "plain" else LIVE_INTERVAL)
         self.clock = clock

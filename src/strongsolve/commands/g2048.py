@@ -92,7 +92,7 @@ def _solve_block(args):
         from ..games.g2048.stages.plots import write_plots
         from ..games.g2048.stages.report import run_report
         _print_report(run, run_report(run), None)
-        write_plots(run.directory)
+        write_plots(run.directory, sys.stdout)  # the files written: the job's log
 
 
 def _report(args):

@@ -165,3 +165,51 @@ def test_a_stage_job_writes_its_per_age_lines_to_its_log_and_a_start_line_to_the
     # the start, the answer, the plots written: a few lines, none per age
     assert terminal[1].startswith("[solve_000004-000060] expected score ") and len(terminal) < 8, terminal
     assert list((tmp_path / "progress").iterdir()) == []  # the job's status files left with it
+
+
+LIVE_SCRIPT = """
+import os, subprocess, sys, time
+from strongsolve.progress import JobDisplay
+display = JobDisplay(sys.argv[1], live=True).start()
+print("snakemake line 1", flush=True)
+(os.path.join(sys.argv[1], "101.job") and open(os.path.join(sys.argv[1], "101.job"), "w").write("race_p2\\n"))
+open(os.path.join(sys.argv[1], "101.status"), "w").write("ludo race, 2 piece(s): optimal play, sweep 7\\n")
+subprocess.run(["sh", "-c", "echo '[race_p2] a job line' >&2"])
+time.sleep(1.5)
+print("snakemake line 2", file=sys.stderr, flush=True)
+display.stop()
+print("after the display", flush=True)
+"""
+
+
+def test_the_live_display_shows_every_line_and_a_line_per_job_on_a_terminal(tmp_path):
+    import pty
+    import select as sel
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-c", LIVE_SCRIPT, str(tmp_path / "progress")],
+                            stdout=secondary, stderr=secondary, stdin=subprocess.DEVNULL)
+    os.close(secondary)
+    out = b""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        ready, _, _ = sel.select([primary], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(primary, 65536)
+            except OSError:  # the terminal's other side closed
+                break
+            if not chunk:
+                break
+            out += chunk
+        elif proc.poll() is not None:
+            break
+    assert proc.wait(timeout=10) == 0, out
+    # a live line is redrawn after a carriage return: every redraw counts as a line here
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode()).replace("\r", "\n")
+    # Snakemake's and the jobs' lines, in order, each once; the job's live line while it runs
+    lines = [line for line in text.split("\n") if line.strip()]
+    assert [line for line in lines if "line" in line and "[race_p2] ludo" not in line] == [
+        "snakemake line 1", "[race_p2] a job line", "snakemake line 2", "after the display"]
+    assert re.search(r"\[race_p2\] ludo race, 2 piece\(s\): optimal play, sweep 7 \(\d s\)", text)
+    assert not (tmp_path / "progress").exists()

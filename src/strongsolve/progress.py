@@ -429,21 +429,31 @@ class JobDisplay:
         self.console.print(Text.from_ansi(line.decode("utf-8", "replace")), soft_wrap=True)
 
     def _run_live(self, fd):
+        # every byte of the pipe must be read, whatever happens: a full pipe would stop Snakemake
+        # and its jobs. If drawing fails, the rest is copied to the terminal as it comes.
         pending = b""
         last = 0.0
+        broken = False
         while True:
             ready, _, _ = select.select([fd], [], [], LIVE_INTERVAL)
-            if ready:
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
+            chunk = os.read(fd, 65536) if ready else b""
+            if ready and not chunk:
+                break
+            if broken:
+                os.write(self._saved, chunk)
+                continue
+            try:
                 *lines, pending = (pending + chunk).split(b"\n")
                 for line in lines:
                     self._print(line)
-            # a job that just ended leaves its line at once: its Snakemake lines come now
-            if time.monotonic() - last >= (0.1 if ready else LIVE_INTERVAL):
-                last = time.monotonic()
-                self._redraw()
-        if pending:
+                # a job that just ended leaves its line at once: its Snakemake lines come now
+                if time.monotonic() - last >= (0.1 if ready else LIVE_INTERVAL):
+                    last = time.monotonic()
+                    self._redraw()
+            except Exception as err:  # noqa: BLE001 (any failure of the drawing)
+                broken = True
+                os.write(self._saved, pending + f"\n(progress display stopped: {err!r})\n".encode())
+                pending = b""
+        if pending and not broken:
             self._print(pending)
         os.close(fd)

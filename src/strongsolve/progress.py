@@ -296,6 +296,23 @@ class Task:
             self.report.close()
 
 
+def terminal_record(record):
+    """Whether a record of Snakemake's logger goes to the terminal under the live display
+    (a ``logging`` filter): not the job blocks (``rule x:``, its input, output, log, wildcards...;
+    each job prints one line naming its log instead, workflow/scripts/logged.sh), nor the
+    scheduler's ``Select jobs to execute...`` and ``Execute N jobs...``. Errors, finished jobs and
+    the step counts stay. Records are told apart by their ``event`` (Snakemake's logger plugin
+    interface, ``LogEvent``) and message."""
+    event = str(getattr(record, "event", "") or "")
+    if event in ("job_info", "job_started"):
+        return False
+    try:
+        message = record.getMessage()
+    except Exception:  # noqa: BLE001 (a record this filter cannot read goes through)
+        return True
+    return message != "Select jobs to execute..."
+
+
 class JobDisplay:
     """What a workflow run shows of its running jobs: on a terminal one live line per job (rich),
     elsewhere a plain line per job at most every :data:`PLAIN_INTERVAL` seconds.

@@ -148,7 +148,7 @@ DISPLAY = None
 def start_display():
     """Start the display of the running jobs (:class:`strongsolve.progress.JobDisplay`) in this
     main Snakemake process: on a terminal one live line per running job under Snakemake's own lines
-    and the jobs' tagged stderr lines; elsewhere (a pipe, CI) a plain line per job at most every
+    (:func:`quiet_job_blocks`) and the jobs' tagged stderr lines; elsewhere (a pipe, CI) a plain line per job at most every
     15 s, so that a long job is never silent for longer. Jobs of a cluster executor (no shared
     directory) print their own plain lines."""
     global DISPLAY
@@ -157,8 +157,24 @@ def start_display():
 
         from strongsolve.progress import JobDisplay
 
-        DISPLAY = JobDisplay(tempfile.mkdtemp(prefix="strongsolve-progress-"),
-                             live=sys.stdout.isatty() and sys.stderr.isatty()).start()
+        live = sys.stdout.isatty() and sys.stderr.isatty()
+        DISPLAY = JobDisplay(tempfile.mkdtemp(prefix="strongsolve-progress-"), live=live).start()
+        if live:
+            quiet_job_blocks()
+
+
+def quiet_job_blocks():
+    """On the terminal, Snakemake's rule block of each job (10 lines) and its scheduler's
+    "Select jobs..." lines give way to the job's own start line (workflow/scripts/logged.sh):
+    a filter (:func:`strongsolve.progress.terminal_record`) on the stream handlers of Snakemake's
+    logger, not on its log file. Errors, finished jobs and step counts stay."""
+    import logging
+
+    from strongsolve.progress import terminal_record
+
+    for handler in logging.getLogger("snakemake.logging").handlers:
+        if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+            handler.addFilter(terminal_record)
 
 
 def stop_display():

@@ -213,3 +213,25 @@ def test_the_live_display_shows_every_line_and_a_line_per_job_on_a_terminal(tmp_
         "snakemake line 1", "[race_p2] a job line", "snakemake line 2", "after the display"]
     assert re.search(r"\[race_p2\] ludo race, 2 piece\(s\): optimal play, sweep 7 \(\d s\)", text)
     assert not (tmp_path / "progress").exists()
+
+
+def test_the_terminal_keeps_snakemake_errors_and_progress_not_its_job_blocks():
+    import logging
+
+    from snakemake_interface_logger_plugins.common import LogEvent
+
+    from strongsolve.progress import terminal_record
+
+    def record(message, event=None):
+        rec = logging.LogRecord("snakemake.logging", logging.INFO, __file__, 1, message, None, None)
+        if event is not None:
+            rec.event = event
+        return rec
+
+    assert not terminal_record(record("", LogEvent.JOB_INFO))  # the rule block of a job
+    assert not terminal_record(record("Execute 2 jobs...", LogEvent.JOB_STARTED))
+    assert not terminal_record(record("Select jobs to execute..."))
+    assert terminal_record(record("", LogEvent.JOB_ERROR))
+    assert terminal_record(record("3 of 13 steps (23%) done", LogEvent.PROGRESS))
+    assert terminal_record(record("", LogEvent.JOB_FINISHED))
+    assert terminal_record(record("Building DAG of jobs..."))

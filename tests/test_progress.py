@@ -117,9 +117,11 @@ def test_the_display_writes_a_plain_line_per_long_job(tmp_path, capfd):
     display = JobDisplay(tmp_path / "progress", live=False, interval=30.0).start()
     try:
         assert os.environ["STRONGSOLVE_PROGRESS_DIR"] == str(tmp_path / "progress")
-        long_job, short_job = tmp_path / "progress" / "101.job", tmp_path / "progress" / "102.job"
+        # jobs are named by their process id (logged.sh's): this process and its parent
+        long_job = tmp_path / "progress" / f"{os.getpid()}.job"
+        short_job = tmp_path / "progress" / f"{os.getppid()}.job"
         long_job.write_text("race_p2\n")
-        (tmp_path / "progress" / "101.status").write_text("ludo race, 2 piece(s): optimal play\n")
+        long_job.with_suffix(".status").write_text("ludo race, 2 piece(s): optimal play\n")
         short_job.write_text("flip_one\n")
         started = time.time() - 40
         os.utime(long_job, (started, started))
@@ -136,11 +138,16 @@ def test_the_display_writes_a_plain_line_per_long_job(tmp_path, capfd):
     assert not (tmp_path / "progress").exists() and "STRONGSOLVE_PROGRESS_DIR" not in os.environ
     display = JobDisplay(tmp_path / "again", live=False, interval=30.0)
     (tmp_path / "again").mkdir()
-    (tmp_path / "again" / "101.job").write_text("race_p2\n")
-    os.utime(tmp_path / "again" / "101.job", (started, started))
-    (tmp_path / "again" / "101.status").write_text("ludo race, 2 piece(s): optimal play\n")
+    job = tmp_path / "again" / f"{os.getpid()}.job"
+    job.write_text("race_p2\n")
+    os.utime(job, (started, started))
+    job.with_suffix(".status").write_text("ludo race, 2 piece(s): optimal play\n")
+    ended = subprocess.run(["sh", "-c", "echo $$"], capture_output=True, text=True).stdout.strip()
+    killed = tmp_path / "again" / f"{ended}.job"  # a job killed before removing its files
+    killed.write_text("race_p1\n")
     rows = display.jobs(now=started + 75)
-    assert rows == [("101", "race_p2", "ludo race, 2 piece(s): optimal play", 75.0)]
+    assert rows == [(str(os.getpid()), "race_p2", "ludo race, 2 piece(s): optimal play", 75.0)]
+    assert not killed.exists()
     assert JobDisplay.job_line(*rows[0][1:]) == "[race_p2] ludo race, 2 piece(s): optimal play (1 min 15 s)"
 
 
@@ -172,8 +179,8 @@ import os, subprocess, sys, time
 from strongsolve.progress import JobDisplay
 display = JobDisplay(sys.argv[1], live=True).start()
 print("snakemake line 1", flush=True)
-(os.path.join(sys.argv[1], "101.job") and open(os.path.join(sys.argv[1], "101.job"), "w").write("race_p2\\n"))
-open(os.path.join(sys.argv[1], "101.status"), "w").write("ludo race, 2 piece(s): optimal play, sweep 7\\n")
+open(os.path.join(sys.argv[1], f"{os.getpid()}.job"), "w").write("race_p2\\n")
+open(os.path.join(sys.argv[1], f"{os.getpid()}.status"), "w").write("ludo race, 2 piece(s): optimal play, sweep 7\\n")
 subprocess.run(["sh", "-c", "echo '[race_p2] a job line' >&2"])
 time.sleep(1.5)
 print("snakemake line 2", file=sys.stderr, flush=True)

@@ -100,6 +100,19 @@ def format_seconds(seconds):
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
+def _alive(pid):
+    """Whether process ``pid`` (text) exists; True for a name that is no process id."""
+    try:
+        os.kill(int(pid), 0)
+    except ValueError:
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 def _isatty(stream):
     try:
         return stream.isatty()
@@ -409,6 +422,10 @@ class JobDisplay:
                 name = job.read_text().strip()
                 started = job.stat().st_mtime
             except OSError:  # the job just ended
+                continue
+            if not _alive(job.stem):  # killed before it could remove its files
+                job.unlink(missing_ok=True)
+                job.with_suffix(".status").unlink(missing_ok=True)
                 continue
             try:
                 status = job.with_suffix(".status").read_text().strip()

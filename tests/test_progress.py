@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from strongsolve.progress import (PLAIN_INTERVAL, JobDisplay, Progress, Reporter, Task,
-                                  format_seconds)
+                                  format_seconds, remove_stale_displays)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -148,6 +148,11 @@ def test_the_display_writes_a_plain_line_per_long_job(tmp_path, capfd):
     rows = display.jobs(now=started + 75)
     assert rows == [(str(os.getpid()), "race_p2", "ludo race, 2 piece(s): optimal play", 75.0)]
     assert not killed.exists()
+    # a killed run's display directory goes when the next run starts, a live one stays
+    (tmp_path / "runs" / ended).mkdir(parents=True)
+    (tmp_path / "runs" / str(os.getpid())).mkdir()
+    remove_stale_displays(tmp_path / "runs")
+    assert [d.name for d in (tmp_path / "runs").iterdir()] == [str(os.getpid())]
     assert JobDisplay.job_line(*rows[0][1:]) == "[race_p2] ludo race, 2 piece(s): optimal play (1 min 15 s)"
 
 

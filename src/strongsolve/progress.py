@@ -309,6 +309,13 @@ class Task:
             self.report.close()
 
 
+def remove_stale_displays(parent):
+    """Remove the directories ``parent/<pid>`` of displays whose process is gone (a killed run)."""
+    for old in Path(parent).glob("*"):
+        if old.is_dir() and old.name.isdigit() and not _alive(old.name):
+            shutil.rmtree(old, ignore_errors=True)
+
+
 def terminal_record(record):
     """Whether a record of Snakemake's logger goes to the terminal under the live display
     (a ``logging`` filter): not the job blocks (``rule x:``, its input, output, log, wildcards...;

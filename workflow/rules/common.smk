@@ -153,12 +153,12 @@ def start_display():
     plain lines to their logs: no display then."""
     global DISPLAY
     if DISPLAY is None and workflow.is_main_process and workflow.local_exec:
-        import tempfile
+        from strongsolve.progress import JobDisplay, remove_stale_displays
 
-        from strongsolve.progress import JobDisplay
-
+        # .snakemake/progress/<pid>: the status files of this run (what a killed run left, removed)
+        remove_stale_displays(Path(".snakemake") / "progress")
         live = sys.stdout.isatty() and sys.stderr.isatty()
-        DISPLAY = JobDisplay(tempfile.mkdtemp(prefix="strongsolve-progress-"), live=live).start()
+        DISPLAY = JobDisplay(Path(".snakemake") / "progress" / str(os.getpid()), live=live).start()
         if live:
             quiet_job_blocks()
 

@@ -148,9 +148,9 @@ DISPLAY = None
 def start_display():
     """Start the display of the running jobs (:class:`strongsolve.progress.JobDisplay`) in this
     main Snakemake process: on a terminal one live line per running job under Snakemake's own lines
-    (:func:`quiet_job_blocks`) and the jobs' tagged stderr lines; elsewhere (a pipe, CI) a plain line per job at most every
-    15 s, so that a long job is never silent for longer. Jobs of a cluster executor print their own
-    plain lines to their logs: no display then."""
+    (:func:`quiet_job_blocks`) and the jobs' tagged stderr lines; elsewhere (a pipe, CI) a plain
+    line per job at most every 15 s, so that a long job is never silent for longer. Jobs of a
+    cluster executor print their own plain lines to their logs: no display then."""
     global DISPLAY
     if DISPLAY is None and workflow.is_main_process and workflow.local_exec:
         from strongsolve.progress import JobDisplay, remove_stale_displays

@@ -5,9 +5,10 @@
 # "=== attempt <UTC time> ===", and shows its stderr (status lines, results, errors) on the terminal
 # as it comes, each line tagged with LOG's name ("[x] ..."), after a first line naming the log. The
 # command's stdout (the per-age and per-sweep detail) goes to the logs only. Under the workflow's
-# terminal display (STRONGSOLVE_PROGRESS_DIR, strongsolve/progress.py) the job registers there and
-# its live status goes to a status file (STRONGSOLVE_PROGRESS_FILE) instead of the terminal. Exits
-# with the command's status, after a line naming the log if it failed.
+# display of its jobs (STRONGSOLVE_PROGRESS_DIR, strongsolve/progress.py) the job registers there
+# (<pid>.job: its name) and its status goes to <pid>.status (STRONGSOLVE_PROGRESS_FILE), which the
+# main Snakemake process shows. Exits with the command's status, after a line naming the log if it
+# failed.
 set -euo pipefail
 joblog=$1
 shift

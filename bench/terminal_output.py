@@ -229,6 +229,7 @@ def main(argv=None):
                 f.write(f"{t:9.3f} ".encode() + c + (b"" if c.endswith(b"\n") else b"\n"))
         (keep / f"{mode}.screen.txt").write_text("\n".join(record.pop("screen", [])) + "\n")
         out["modes"][mode] = record
+        (keep / f"{mode}.json").write_text(json.dumps(record, indent=1) + "\n")  # each as it ends
     json.dump(out, sys.stdout, indent=1)
     print()
     return 0

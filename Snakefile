@@ -40,6 +40,12 @@ rule all:
         DEFAULT_TARGETS,
 
 
+# On a terminal, one live line per running job under Snakemake's lines (common.smk, start_display);
+# onstart runs only when jobs do (not for a dry run).
+onstart:
+    start_display()
+
+
 # The answers of the run on the terminal, after Snakemake's own lines: each game of config["games"]
 # whose result files exist (strongsolve/headline.py). Either way the run ends, the process exits
 # then, not a second later (common.smk, exit_promptly).

@@ -87,11 +87,15 @@ def test_a_run_ends_with_the_answers_of_every_game(small_run):
 
 
 @pytest.mark.slow
-def test_the_2048_jobs_run_first_and_their_progress_reaches_the_terminal(small_run):
-    _, proc = small_run
+def test_the_2048_jobs_run_first_and_their_ages_go_to_their_logs(small_run):
+    wf, proc = small_run
+    # not a terminal: Snakemake's rule blocks, and each job's line naming its log as it starts
     started = re.findall(r"^(?:local)?rule (\w+):", proc.stderr, flags=re.M)
     assert started[:2] == ["g2048_forward", "g2048_forward"], started
-    assert "[forward_000004-000034] forward age 4: 2 states" in proc.stderr
+    logs = re.findall(r"^\[([\w-]+)\] started \(log: (\S+)\)$", proc.stderr, flags=re.M)
+    assert [name for name, _ in logs[:2]] == ["forward_000004-000034", "forward_000036-000060"]
+    assert "forward age 4: " not in proc.stderr  # the per-age lines are in the job's log
+    assert "forward age 4: 2 states" in (wf / logs[0][1]).read_text()
 
 
 @pytest.mark.slow
@@ -215,8 +219,10 @@ def test_a_race_prints_a_progress_line_per_sweep(tmp_path, capsys):
                                             flags=re.M)]
     assert len(changes) == out["sweeps"] > 1  # one line per sweep, the last one within the tolerance
     assert changes[-1] <= 1e-10 < changes[-2]
-    assert captured.err.splitlines()[-2:] == ["  matching it against move-the-leading-piece",
-                                              "  matching it against move-the-trailing-piece"]
+    # with --json the sweeps are on stderr (stdout is the JSON), among the status lines of a slow run
+    detail = [line for line in captured.err.splitlines() if not line.startswith("ludo race, ")]
+    assert detail[-2:] == ["  matching it against move-the-leading-piece",
+                           "  matching it against move-the-trailing-piece"]
 
 
 def test_job_script_shows_stderr_while_the_job_runs_and_appends_every_attempt(tmp_path):
@@ -230,11 +236,13 @@ def test_job_script_shows_stderr_while_the_job_runs_and_appends_every_attempt(tm
         # if it does not, so that a buffered line fails the test instead of hanging it)
         release = threading.Timer(20, (tmp_path / "go").touch)
         release.start()
+        assert proc.stderr.readline() == f"[race_p2] started (log: {log})\n"
         assert proc.stderr.readline() == "[race_p2] sweep 1\n"
         assert not (tmp_path / "go").exists() and proc.poll() is None
         release.cancel()
         (tmp_path / "go").touch()
-        assert proc.stderr.read() == "[race_p2] error: bad\n[race_p2] no newline\n"
+        assert proc.stderr.read() == ("[race_p2] error: bad\n[race_p2] no newline\n"
+                                      f"[race_p2] failed with exit status 3; its log: {log}\n")
         assert proc.wait(timeout=10) == 3
         (tmp_path / "go").unlink()
         for path in (log, tmp_path / "logs" / "race_p2.attempts.log"):

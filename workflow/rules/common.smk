@@ -142,6 +142,49 @@ def logged(command):
 JOB_ENVVARS = [name for name in ("PATH", "STRONGSOLVE_RERUN") if name in os.environ]
 
 
+DISPLAY = None
+
+
+def start_display():
+    """Start the display of the running jobs (:class:`strongsolve.progress.JobDisplay`) in this
+    main Snakemake process: on a terminal one live line per running job under Snakemake's own lines
+    (:func:`quiet_job_blocks`) and the jobs' tagged stderr lines; elsewhere (a pipe, CI) a plain
+    line per job at most every 15 s, so that a long job is never silent for longer. Jobs of a
+    cluster executor print their own plain lines to their logs: no display then."""
+    global DISPLAY
+    if DISPLAY is None and workflow.is_main_process and workflow.local_exec:
+        from strongsolve.progress import JobDisplay, remove_stale_displays
+
+        # .snakemake/progress/<pid>: the status files of this run (what a killed run left, removed)
+        remove_stale_displays(Path(".snakemake") / "progress")
+        live = sys.stdout.isatty() and sys.stderr.isatty()
+        DISPLAY = JobDisplay(Path(".snakemake") / "progress" / str(os.getpid()), live=live).start()
+        if live:
+            quiet_job_blocks()
+
+
+def quiet_job_blocks():
+    """On the terminal, Snakemake's rule block of each job (10 lines) and its scheduler's
+    "Select jobs..." lines give way to the job's own start line (workflow/scripts/logged.sh):
+    a filter (:func:`strongsolve.progress.terminal_record`) on the stream handlers of Snakemake's
+    logger, not on its log file. Errors, finished jobs and step counts stay."""
+    import logging
+
+    from strongsolve.progress import terminal_record
+
+    for handler in logging.getLogger("snakemake.logging").handlers:
+        if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler):
+            handler.addFilter(terminal_record)
+
+
+def stop_display():
+    """Give the terminal back (what the display holds is shown first)."""
+    global DISPLAY
+    if DISPLAY is not None:
+        DISPLAY.stop()
+        DISPLAY = None
+
+
 def exit_promptly():
     """Let the Snakemake process exit as soon as the run ends.
 
@@ -153,9 +196,12 @@ def exit_promptly():
     - Freeze the garbage collector's objects (``gc.freeze()``), as the ``strongsolve`` program does
       (:func:`strongsolve.cli.run`): Python's last collections over Snakemake's and the Snakefile's
       modules took 0.26-0.32 s after Snakemake's "Elapsed time" line, against 0.03 s frozen.
+    - Stop the terminal's progress display (:func:`stop_display`), so that Snakemake's last lines
+      reach the terminal after everything before them.
 
     The Snakefile's ``onsuccess`` and ``onerror`` handlers call this once the scheduler is done.
     """
+    stop_display()
     for thread in threading.enumerate():
         if isinstance(thread, threading.Timer):
             thread.cancel()

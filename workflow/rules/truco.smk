@@ -62,6 +62,8 @@ rule truco_abstraction_sizes:
         f"{TRUCO_DIR}/abstraction_sizes.csv",
     log:
         f"{TRUCO_DIR}/logs/abstraction_sizes.log",
+    benchmark:
+        f"{TRUCO_DIR}/benchmarks/abstraction_sizes.tsv"
     conda:
         "../envs/strongsolve.yaml"
     shell:

@@ -64,14 +64,18 @@ def _stage_options(args):
     return options
 
 
+# The stage commands write their per-age lines to stdout, which the workflow's jobs send to their
+# log file only (workflow/scripts/logged.sh); stderr gets the status line (strongsolve/progress.py).
 def _forward(args):
     from ..games.g2048.stages.forward import run_forward
-    run_forward(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
+    run_forward(_run(args), _ages(args.ages), sys.stdout, memory_limit=args.memory_limit,
+                **_stage_options(args))
 
 
 def _backward(args):
     from ..games.g2048.stages.backward import run_backward
-    run_backward(_run(args), _ages(args.ages), memory_limit=args.memory_limit, **_stage_options(args))
+    run_backward(_run(args), _ages(args.ages), sys.stdout, memory_limit=args.memory_limit,
+                 **_stage_options(args))
 
 
 def _solve_block(args):
@@ -83,12 +87,12 @@ def _solve_block(args):
         raise ValueError(f"--report needs every age of the run in the block, --ages "
                          f"{every[0]}-{every[-1]}; --ages {args.ages} leaves the report to "
                          "`strongsolve 2048 report` once every block is solved")
-    solve_block(run, ages, memory_limit=args.memory_limit, **_stage_options(args))
+    solve_block(run, ages, sys.stdout, memory_limit=args.memory_limit, **_stage_options(args))
     if args.report:  # in this process: its imports and JIT are warm
         from ..games.g2048.stages.plots import write_plots
         from ..games.g2048.stages.report import run_report
         _print_report(run, run_report(run), None)
-        write_plots(run.directory)
+        write_plots(run.directory, sys.stdout)  # the files written: the job's log
 
 
 def _report(args):
@@ -217,7 +221,9 @@ def register(subparsers):
         ("solve-block", _solve_block, "forward, then backward stage of a block of ages in one process "
                                       "(the g2048_solve rule: a run whose ages make one block)"),
     ):
-        q = sub.add_parser(name, help=text)
+        q = sub.add_parser(name, help=text, description=text + ". One line per age on stdout (a "
+                           "workflow job's log); a status line with the rate and the time left on "
+                           "stderr (redrawn on a terminal, else at most every 15 s).")
         _add_run_args(q)
         q.add_argument("--ages", required=True, help="block of ages FIRST-LAST, e.g. 4-130")
         _add_stage_args(q)

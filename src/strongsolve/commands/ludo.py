@@ -3,8 +3,10 @@
 import math
 import os
 import sys
+import time
 from pathlib import Path
 
+from ..progress import Task
 from . import emit
 
 MAX_RACE_NODES = 10_000_000  # games.ludo.encoding.MAX_RACE_NODES, without importing numba for --help
@@ -170,27 +172,34 @@ def run_race(args):
                          "(or use --policy-out, the expansion solver's file)")
     if args.against is None:
         args.against = ["leading", "trailing"]
-    # progress on stderr (the workflow shows it on the terminal): a two-piece race runs for minutes
+    # a two-piece race runs for minutes: a line on stderr, one line per sweep on stdout (a workflow
+    # job's log; stderr with --json, whose stdout is the JSON), the status line with the sweeps left
+    # (strongsolve/progress.py)
+    detail = sys.stderr if args.json else sys.stdout
     _progress(f"race of {args.pieces} piece(s) each on {args.board}: listing the positions, then "
               f"value iteration until no win probability changes by more than {args.tol:g}")
-    sol = expansion.solve_race(board, args.pieces, tol=args.tol, progress=lambda sweep, delta: _progress(
-        f"  sweep {sweep}: largest change {delta:.3g}"))
-    out = {"game": "ludo-race", "board_file": args.board, "board": _board_json(board),
-           "pieces": args.pieces, "positions": sol.race.expansion.n_nodes,
-           "win_probability": sol.win_probability, "sweeps": sol.sweeps,
-           "residual": sol.residual, "against": {}, "positions_queried": []}
-    rule = ("any piece not at the goal may be picked; an overshooting one stays"
-            if board.pass_by_overshoot else "only a piece that can move may be picked")
-    lines = [f"{args.pieces} piece(s) each, optimal play ({rule}): the first player wins with "
-             f"probability {sol.win_probability:.10f}"]
-    _progress(f"  optimal play solved in {sol.sweeps} sweeps")
-    for kind in args.against:
-        _progress(f"  matching it against move-the-{kind}-piece")
-        first, second = expansion.match_win_probability(sol.race, sol.policy,
-                                                   expansion.simple_policy(sol.race, kind), tol=args.tol)
-        out["against"][kind] = {"optimal_moves_first": first, "optimal_moves_second": second}
-        lines.append(f"  optimal vs move-the-{kind}-piece: wins {first:.10f} moving first, "
-                     f"{second:.10f} moving second")
+    with Task(f"ludo race, {args.pieces} piece(s)") as task:
+        task.update("listing the positions")
+        sol = expansion.solve_race(board, args.pieces, tol=args.tol, progress=_expansion_progress(
+            args.tol, task, "optimal play", detail))
+        out = {"game": "ludo-race", "board_file": args.board, "board": _board_json(board),
+               "pieces": args.pieces, "positions": sol.race.expansion.n_nodes,
+               "win_probability": sol.win_probability, "sweeps": sol.sweeps,
+               "residual": sol.residual, "against": {}, "positions_queried": []}
+        rule = ("any piece not at the goal may be picked; an overshooting one stays"
+                if board.pass_by_overshoot else "only a piece that can move may be picked")
+        lines = [f"{args.pieces} piece(s) each, optimal play ({rule}): the first player wins with "
+                 f"probability {sol.win_probability:.10f}"]
+        print(f"  optimal play solved in {sol.sweeps} sweeps", file=detail, flush=True)
+        for kind in args.against:
+            print(f"  matching it against move-the-{kind}-piece", file=detail, flush=True)
+            task.update(f"matching it against move-the-{kind}-piece")
+            first, second = expansion.match_win_probability(
+                sol.race, sol.policy, expansion.simple_policy(sol.race, kind), tol=args.tol,
+                progress=_expansion_progress(args.tol, task, f"against move-the-{kind}-piece"))
+            out["against"][kind] = {"optimal_moves_first": first, "optimal_moves_second": second}
+            lines.append(f"  optimal vs move-the-{kind}-piece: wins {first:.10f} moving first, "
+                         f"{second:.10f} moving second")
     for text in args.position:
         own, opp = _parse_position(text, args.pieces)
         moves = expansion.best_moves(sol, own, opp)
@@ -275,6 +284,39 @@ def _solve_values(args, board, positions, threads, limit):
 RATE_SWEEPS = 5  # sweeps whose changes give the rate of the estimate (one sweep's ratio jumps)
 
 
+def _expansion_progress(tol, task, label, detail=None):
+    """A ``progress(sweep, delta)`` callback of the expansion solver's sweeps: the line
+    ``  sweep <n>: largest change <x>`` to ``detail`` (when given), and ``task``'s status with the
+    sweeps and seconds left to ``tol`` (:func:`_sweeps_left`)."""
+    last = []  # (largest change, seconds) of the sweeps before, at most RATE_SWEEPS
+    clock = [time.perf_counter()]
+
+    def report(sweep, delta):
+        now = time.perf_counter()
+        seconds, clock[0] = now - clock[0], now
+        if detail is not None:
+            print(f"  sweep {sweep}: largest change {delta:.3g}", file=detail, flush=True)
+        task.update(f"{label}, sweep {sweep}, largest change {delta:.3g}"
+                    + _sweeps_left(last, delta, seconds, tol))
+        last.append((delta, seconds))
+        del last[:-RATE_SWEEPS]
+
+    return report
+
+
+def _sweeps_left(last, delta, seconds, tol):
+    """``"; about <n> more sweep(s), <t> at this rate"`` once the changes shrink, else "": the
+    sweeps left to ``tol`` at the geometric mean rate of ``last`` ((largest change, seconds) of the
+    sweeps before, at most :data:`RATE_SWEEPS`) and this one, each taking their mean seconds."""
+    if not (last and 0 < delta < last[0][0] and delta > tol):
+        return ""
+    rate = (delta / last[0][0]) ** (1.0 / len(last))
+    left = math.ceil(math.log(tol / delta) / math.log(rate))
+    eta = left * (sum(s for _, s in last[1:]) + seconds) / len(last)
+    eta = f"{eta:.0f} s" if eta < 120 else f"{eta / 60:.0f} min"
+    return f"; about {left} more sweep(s), {eta} at this rate"
+
+
 def _sweep_progress(tol):
     """A progress line per sweep: the largest change, its seconds and, once the changes shrink,
     the sweeps left to ``tol`` at the geometric mean rate of the last :data:`RATE_SWEEPS` sweeps (on
@@ -284,12 +326,7 @@ def _sweep_progress(tol):
 
     def report(sweep, delta, seconds):
         line = f"  sweep {sweep}: largest change {delta:.3g}, {seconds:.1f} s"
-        if last and 0 < delta < last[0][0] and delta > tol:
-            rate = (delta / last[0][0]) ** (1.0 / len(last))
-            left = math.ceil(math.log(tol / delta) / math.log(rate))
-            eta = left * (sum(s for _, s in last[1:]) + seconds) / len(last)
-            eta = f"{eta:.0f} s" if eta < 120 else f"{eta / 60:.0f} min"
-            line += f"; about {left} more sweep(s), {eta} at this rate"
+        line += _sweeps_left(last, delta, seconds, tol)
         last.append((delta, seconds))
         del last[:-RATE_SWEEPS]
         _progress(line)

@@ -4,7 +4,7 @@
   the action probabilities of the hand's first decision: the play/fold decision of the player at 11
   (hand of eleven), or mano's first card at 11-11. ``--score`` is player 0's and player 1's points,
   ``--dealer`` the player who deals (the other is mano and leads), ``--hand`` the deciding player's
-  cards.
+  cards; with ``--line``, the three cards of whoever acts after the line, those played included.
 - ``strongsolve truco grid [--json]`` lists the solved subgames of the 1296 (role-ordered score x
   vira class) with their values and exploitability.
 - ``strongsolve truco sizes [--tiers 1,2] [--classes 0,8] [--no-infosets] [--face-down] [--json]``
@@ -37,7 +37,10 @@ def register(subparsers):
     pol.add_argument("--score", required=True, help="player 0's and player 1's points, e.g. 11-8")
     pol.add_argument("--dealer", required=True, type=int, choices=(0, 1), help="the player who deals")
     pol.add_argument("--vira", required=True, help="the turned card, e.g. 7c (suits d s h c)")
-    pol.add_argument("--hand", required=True, help='the deciding player\'s cards, e.g. "Ac 3h 4s"')
+    pol.add_argument("--hand", required=True,
+                     help='the deciding player\'s three cards, e.g. "Ac 3h 4s"; with --line, the '
+                          'hand of whoever acts after the line (mano or pé, as the line has it), '
+                          'the cards that player already played included')
     pol.add_argument("--line", default=None,
                      help='the play so far, e.g. "7c Kd truco accept" (cards, truco/raise, accept; '
                           '"play" for a hand of eleven played; with the face-down rule "down:7c" '
@@ -131,7 +134,12 @@ def _solver_params(args):
 
 
 def _log(message):
-    print(message, file=sys.stderr, flush=True)
+    """A solve's line (a subgame solved, a fixed-point round) on stdout, a workflow job's log, and
+    as the status line (strongsolve/progress.py): 18 lines for the 11-11 hand alone."""
+    from ..progress import reporter
+
+    print(message, flush=True)
+    reporter().show(message.strip())
 
 
 def _abstraction_sizes(args):

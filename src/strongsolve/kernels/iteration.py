@@ -436,10 +436,12 @@ def fixed_policy_expansion(exp, policy):
     return Expansion(exp.node_ptr, exp.out_prob, out_ptr, reward, nxt, sign)
 
 
-def _gauss_seidel(sub, value, maximize, empty_value, tol, max_sweeps):
+def _gauss_seidel(sub, value, maximize, empty_value, tol, max_sweeps, progress=None):
     loops = self_loop_nodes(sub)
     for sweep in range(1, max_sweeps + 1):
         delta, _ = _gauss_seidel_sweep(sub, value, maximize, empty_value, loops, tol)
+        if progress is not None:
+            progress(sweep, delta)
         if delta <= tol:
             return sweep
     raise RuntimeError(f"policy evaluation did not reach tol={tol} in {max_sweeps} sweeps "
@@ -447,7 +449,7 @@ def _gauss_seidel(sub, value, maximize, empty_value, tol, max_sweeps):
 
 
 def evaluate_policy(exp, policy, *, empty_value=0.0, method="spsolve", tol=1e-13,
-                    max_sweeps=1_000_000, permc_spec="MMD_AT_PLUS_A"):
+                    max_sweeps=1_000_000, permc_spec="MMD_AT_PLUS_A", progress=None):
     """Value of a fixed policy.
 
     Parameters
@@ -466,6 +468,9 @@ def evaluate_policy(exp, policy, *, empty_value=0.0, method="spsolve", tol=1e-13
         game surely under the policy (others get ``inf`` when every sign is +1). ``gauss-seidel``:
         sweeps of ``backup_in_place`` on the fixed-policy expansion until no value changes by more
         than ``tol`` (for systems too large to factor, such as two-player races).
+    progress : callable, optional
+        ``gauss-seidel``: called as ``progress(sweep, delta)`` after each sweep (1-based count,
+        largest change of a value in it), e.g. to show a long evaluation's progress.
 
     Returns
     -------
@@ -490,7 +495,7 @@ def evaluate_policy(exp, policy, *, empty_value=0.0, method="spsolve", tol=1e-13
         fixed.cand_next[fixed.out_ptr[:-1][undecided]] = node_of_out[undecided]
     if method == "gauss-seidel":
         value = np.zeros(exp.n_nodes)
-        _gauss_seidel(fixed, value, True, empty_value, tol, max_sweeps)
+        _gauss_seidel(fixed, value, True, empty_value, tol, max_sweeps, progress)
         return value
     if method != "spsolve":
         raise ValueError(f"method must be 'spsolve' or 'gauss-seidel', got {method!r}")

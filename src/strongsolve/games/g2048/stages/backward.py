@@ -22,7 +22,7 @@ import numpy as np
 from ....kernels.bellman import backup
 from ....kernels.hashindex import hash_index
 from ....parallel import chunk_bounds, default_workers, map_chunks, worker_count
-from ....progress import Progress
+from ....progress import Progress, Task
 from ....store.atomic import sync_file_system, write_json_atomic
 from ....store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
 from ....store.layers import checksum, remove_stale_temporaries
@@ -187,6 +187,9 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
     ages : list of int
         Consecutive even ages; the value layers of ``max(ages) + 2`` and ``max(ages) + 4`` must exist
         (or lie beyond the last age).
+    log : text stream
+        Receives one line per age (afterstates, mean value, computed or kept); the stage's status
+        line (age, rate, ETA) goes to :func:`strongsolve.progress.reporter`.
     kept : KeptLayers, optional
         Afterstate IDs the forward stage of this process kept in memory
         (:func:`.pipeline.solve_block`); the ages it holds are not read back from their layers.
@@ -217,7 +220,7 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
     remove_stale_temporaries([run.values_path(n) for n in order])
     # the next age's IDs are read and decoded, and values written, meanwhile
     with Background(depth=2, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io, \
-            Progress(log) as progress:
+            Progress(log) as progress, Task("2048 backward", len(order), "ages") as stage:
         ids_next = _afterstates_ahead(io, run, kept, order[0])
         for i, n in enumerate(order):
             ids = ids_next.result()
@@ -243,6 +246,7 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
             mean = stats["value_mean"]
             done.append({"age": n, "num_afterstates": int(ids.size), "mean_value": mean})
             progress.line(f"backward age {n}: {ids.size} afterstates, mean value {mean}, {status}")
+            stage.update(f"age {n}, {ids.size:,} afterstates", done=i + 1)
     sync_file_system(run.directory)  # every layer the manifest lists is on disk
     write_json_atomic(run.manifest_path("values", min(ages), max(ages)),
                       {"stage": "backward", **run.params(), "ages": done,

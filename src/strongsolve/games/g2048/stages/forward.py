@@ -26,7 +26,7 @@ import numpy as np
 from ....kernels.external import SortedRuns
 from ....kernels.sort import distinct
 from ....parallel import chunk_bounds, imap_chunks
-from ....progress import Progress
+from ....progress import Progress, Task
 from ....store.atomic import sync_file_system, write_json_atomic
 from ....store.background import IO_WORKERS, SMALL_PENDING, Background, submit_layer_write
 from ....store.layers import remove_stale_temporaries
@@ -212,6 +212,9 @@ def run_forward(run, ages, log=sys.stderr, keep=None, **options):
     run : run.Run
     ages : list of int
         Consecutive even ages, increasing; the layers of ``ages[0] - 2`` and ``ages[0] - 4`` must exist.
+    log : text stream
+        Receives one line per age (states, terminal states, afterstates, computed or kept); the
+        stage's status line (age, rate, ETA) goes to :func:`strongsolve.progress.reporter`.
     keep : KeptLayers, optional
         Receives each age's afterstate IDs while its byte budget lasts, for a backward stage in
         the same process (:func:`.pipeline.solve_block`), which then need not read them back.
@@ -238,8 +241,8 @@ def run_forward(run, ages, log=sys.stderr, keep=None, **options):
     remove_stale_temporaries([run.afterstate_path(n) for n in ages])
     # a layer write overlaps the next ages (one large coded layer held, or several small ones)
     with Background(depth=1, workers=IO_WORKERS, small_depth=SMALL_PENDING) as io, \
-            Progress(log) as progress:
-        for n in ages:
+            Progress(log) as progress, Task("2048 forward", len(ages), "ages") as stage:
+        for i, n in enumerate(ages):
             path = run.afterstate_path(n)
             if path.exists():
                 ids, attrs = run.load_afterstates(n)  # verify, then keep as input of the next ages
@@ -268,6 +271,7 @@ def run_forward(run, ages, log=sys.stderr, keep=None, **options):
                                                    "num_afterstates")})
             progress.line(f"forward age {n}: {attrs['num_states']} states, {attrs['num_terminal']} "
                           f"terminal, {attrs['num_afterstates']} afterstates, {status}")
+            stage.update(f"age {n}, {attrs['num_states']:,} states", done=i + 1)
     sync_file_system(run.directory)  # every layer the manifest lists is on disk
     write_json_atomic(run.manifest_path("afterstates", ages[0], ages[-1]),
                       {"stage": "forward", **run.params(), "ages": rows_out,

@@ -27,6 +27,7 @@ from ....kernels import forest_cfr, public_cfr
 from ....kernels.cfr import reach_probabilities, solve
 from ....kernels.options import njit
 from ....kernels.sequence_lp import solve_lp
+from ....progress import Task
 from ....store.atomic import write_text_atomic
 from .. import encoding as ab
 from ..rules import N_STRENGTHS
@@ -486,27 +487,31 @@ class Partial:
 
 
 def _progress_line(s, c, every=60.0, target=None):
-    """A ``progress`` callback for the CFR solvers that prints a subgame's score, vira class,
-    iterations, the NashConv of its last check and, from the second check on, an estimated time
-    left to ``target`` to stderr at most once per ``every`` seconds (a full-deck raise subgame runs
-    for minutes). The estimate extends the last two checks' power law ``NashConv ~ t^-p`` (as
+    """A ``progress`` callback for the CFR solvers: the subgame's score, vira class, iterations,
+    the NashConv of its last check and, from the second check on, an estimated time left to
+    ``target``, as the process's status line at every call (:class:`strongsolve.progress.Task`,
+    which shows it at most every 0.5 s on a terminal, 15 s on a pipe) and as a line on stdout (a
+    workflow job's log) at most once per ``every`` seconds (a full-deck raise subgame runs for
+    minutes). The estimate extends the last two checks' power law ``NashConv ~ t^-p`` (as
     ``kernels.cfr.next_check``) at this solve's seconds per iteration."""
     last = [0.0]
     first = []
     checks = []
+    task = Task(f"truco score {s[0]}-{s[1]} vira class {c}")
 
     def progress(iterations, nash_conv, seconds):
         if not first:
             first.append(iterations)
         if nash_conv is not None and (not checks or checks[-1][1] != nash_conv):
             checks.append((iterations, nash_conv))  # a new check
+        eta = _eta(checks, iterations, seconds, first[0], target)
+        measured = "not checked yet" if nash_conv is None else f"{nash_conv:.2e} at the last check"
+        task.update(f"iteration {iterations}, NashConv {measured}, after {seconds:.0f} s{eta}")
         if seconds - last[0] < every:
             return
         last[0] = seconds
-        measured = "not checked yet" if nash_conv is None else f"{nash_conv:.2e} at the last check"
         print(f"  score {s[0]}-{s[1]} vira class {c}: iteration {iterations}, nash_conv {measured}, "
-              f"after {seconds:.0f} s{_eta(checks, iterations, seconds, first[0], target)}",
-              file=sys.stderr, flush=True)
+              f"after {seconds:.0f} s{eta}", flush=True)
     return progress
 
 

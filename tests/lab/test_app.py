@@ -394,6 +394,42 @@ def test_ludo_pieces_equal_the_cli(browser, lab_url, lab_results):
     screenshot(browser, "ludo")
 
 
+def test_ludo_page_draws_the_board_its_pieces_and_each_moves_landing_cell(browser, lab_url,
+                                                                           lab_results):
+    """The small board of support/lab.py (cells 0..12, shortcut 3->7, trap 9->2, safe cell 5): the
+    drawing holds its 13 cells, the jump and the trap, the safe cell, the four pieces of 0,1/5,0, and
+    the landing cells of roll 2 that `strongsolve ludo advise` prints (1 + 2 = 3 flies to 7)."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{lab_url}/ludo?file=ludo_small/race_p2.json")
+    fill(browser, "own", "0,1")
+    fill(browser, "opponent", "5,0")
+    fill(browser, "roll", "2")
+    submit(browser, "go")
+    assert errors_shown(browser) == []
+    svg = by_id(browser, "board")
+    assert svg.tag_name == "svg" and svg.is_displayed()
+
+    def marks(css, attribute):
+        return sorted(e.get_attribute(attribute) for e in svg.find_elements(By.CSS_SELECTOR, css))
+
+    assert marks(".cell", "id") == sorted(f"cell-{c}" for c in range(13))
+    assert marks(".jump.shortcut", "data-from") == ["3"] and marks(".jump.trap", "data-from") == ["9"]
+    assert marks(".cell.safe", "id") == ["cell-5"]
+    assert marks(".piece.own", "data-cell") == ["0", "1"]
+    assert marks(".piece.opponent", "data-cell") == ["0", "5"]
+    doc = cli_json("ludo", "advise", lab_results / "ludo_small" / "race_p2_policy.npz",
+                   "--position", "0,1/5,0", "--roll", 2, "--json")
+    moves = [c for c in doc["choices"] if c["move_from"] is not None]
+    assert sorted(c["lands_on"] for c in moves) == [2, 7]
+    assert marks(".landing", "data-cell") == sorted(str(c["lands_on"]) for c in moves)
+    best = next(c for c in moves if c["best"])
+    assert marks(".landing.best", "data-cell") == [str(best["lands_on"])]
+    # the drawing's landing cells are the table's
+    assert sorted(e.text for e in browser.find_elements(By.CSS_SELECTOR, "#choices td.lands")) == \
+        marks(".landing", "data-cell")
+
+
 def test_shutbox_switching_flip_one_to_standard_rebuilds_the_form(browser, lab_url, lab_results):
     from selenium.webdriver.common.by import By
 

@@ -637,6 +637,50 @@ def test_truco_random_deal_is_seeded_and_legal(lab_results):
         assert 'class="error"' in text and message in text, (url, text)
 
 
+def _likely_rows(text, table_id):
+    """{row id: True when marked most likely} of the table ``table_id`` of a page's HTML."""
+    import re
+
+    table = text.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
+    return {m[1]: "likely" in m[2].split() for m in re.finditer(r'<tr id="([^"]+)"(?: class="([^"]*)")?>', table)}
+
+
+def _cli_likely(out, prefix):
+    """The same map from the CLI's mix: every action within 1e-9 of the highest probability."""
+    top = max(a["probability"] for a in out["actions"])
+    return {f"{prefix}{i}": top - a["probability"] <= 1e-9 for i, a in enumerate(out["actions"])}
+
+
+def test_truco_tables_highlight_the_most_likely_action(lab_results):
+    """The atlas mix, every table of a line of play and the decisions after a played hand mark the
+    actions of highest probability in the CLI's mix (all of them when they tie)."""
+    client = create_app(lab_results).test_client()
+    hands = {0: "2s 7h 3c", 1: "2h 7s 3d"}
+    base = "score0=11&score1=11&dealer=1&vira=2d"
+
+    def cli(hand, line):
+        return cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", "2d", "--hand",
+                        hand, "--line", line, "--results", lab_results, "--json")
+
+    text = client.get(f"/truco?{base}&hand={hands[0]}").get_data(as_text=True)
+    want = _cli_likely(cli(hands[0], ""), "action-")
+    assert _likely_rows(text, "mix") == want and any(want.values())
+    line = ["7h", "2h", "7s", "3c", "2s", "3d"]  # player 1 takes trick 1 with 2h and leads trick 2
+    players = [0, 1, 1, 0, 0, 1]
+    text = client.get(f"/truco?{base}&hand0={hands[0]}&hand1={hands[1]}&line={' '.join(line)}"
+                      ).get_data(as_text=True)
+    for k in range(len(line)):
+        want = _cli_likely(cli(hands[players[k]], " ".join(line[:k])), f"step-{k}-")
+        assert _likely_rows(text, f"mix-{k}") == want, k
+    text = client.get(f"/truco/play?{base}&you=0&seed=1&hand0={hands[0]}&hand1={hands[1]}"
+                      f"&line={' '.join(line)}").get_data(as_text=True)
+    assert 'id="hand-over"' in text
+    for k in (0, 3, 4):  # player 0's decisions
+        assert _likely_rows(text, f"dec-{k}") == _cli_likely(cli(hands[0], " ".join(line[:k])),
+                                                             f"dec-{k}-"), k
+    assert "the most likely action" in html.unescape(text)
+
+
 def _naive_value(lab_results, hands, line, memo):
     """Mano's (player 0's, dealer 1) match-win probability after ``line`` (cards) of the 11-11 hand,
     vira 2d, both following the CLI's mixes: tricks resolved by the rules module, the leaves

@@ -2,8 +2,8 @@
 the CLI's answer to the same query, on small results made by the CLI in a session fixture.
 
 The browser is Debian's chromium driven by selenium through chromium-driver; where either is missing
-the browser tests skip and say why. Set STRONGSOLVE_SCREENSHOTS=docs/lab to save a screenshot of each
-page there.
+the browser tests skip and say why. Set STRONGSOLVE_SCREENSHOTS=/tmp/lab-shots to save a screenshot of
+each page there (docs/lab/ holds the default run's, made by docs/screenshots.py).
 """
 
 import contextlib

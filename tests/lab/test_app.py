@@ -642,7 +642,8 @@ def _likely_rows(text, table_id):
     import re
 
     table = text.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
-    return {m[1]: "likely" in m[2].split() for m in re.finditer(r'<tr id="([^"]+)"(?: class="([^"]*)")?>', table)}
+    rows = re.finditer(r'<tr id="([^"]+)"(?: class="([^"]*)")?>', table)
+    return {m[1]: "likely" in (m[2] or "").split() for m in rows}
 
 
 def _cli_likely(out, prefix):

@@ -47,9 +47,13 @@ def browser():
 
 def serve(results):
     """(address, server) of the lab over ``results``, served from a daemon thread."""
+    import logging
+
     from werkzeug.serving import make_server
 
     from strongsolve.lab.app import create_app
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
 
     server = make_server("127.0.0.1", 0, create_app(results), threaded=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -87,7 +91,9 @@ def shoot(driver, path, width=WIDTH):
 
     driver.set_window_size(width, 300)  # shrink first, so that the page's own height shows
     height = driver.execute_script("return document.documentElement.scrollHeight")
-    driver.set_window_size(width, height + 40)
+    # the window's height holds the browser's own frame too: add what the page does not get
+    frame = driver.execute_script("return window.outerHeight - window.innerHeight")
+    driver.set_window_size(width, height + frame + 16)
     image = Image.open(io.BytesIO(driver.get_screenshot_as_png())).convert("RGB")
     image = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     tmp = path.with_name(path.name + ".tmp")

@@ -2,8 +2,8 @@
 the CLI's answer to the same query, on small results made by the CLI in a session fixture.
 
 The browser is Debian's chromium driven by selenium through chromium-driver; where either is missing
-the browser tests skip and say why. Set STRONGSOLVE_SCREENSHOTS=docs/lab to save a screenshot of each
-page there.
+the browser tests skip and say why. Set STRONGSOLVE_SCREENSHOTS=/tmp/lab-shots to save a screenshot of
+each page there (docs/lab/ holds the default run's, made by docs/screenshots.py).
 """
 
 import contextlib
@@ -394,6 +394,42 @@ def test_ludo_pieces_equal_the_cli(browser, lab_url, lab_results):
     screenshot(browser, "ludo")
 
 
+def test_ludo_page_draws_the_board_its_pieces_and_each_moves_landing_cell(browser, lab_url,
+                                                                           lab_results):
+    """The small board of support/lab.py (cells 0..12, shortcut 3->7, trap 9->2, safe cell 5): the
+    drawing holds its 13 cells, the jump and the trap, the safe cell, the four pieces of 0,1/5,0, and
+    the landing cells of roll 2 that `strongsolve ludo advise` prints (1 + 2 = 3 flies to 7)."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{lab_url}/ludo?file=ludo_small/race_p2.json")
+    fill(browser, "own", "0,1")
+    fill(browser, "opponent", "5,0")
+    fill(browser, "roll", "2")
+    submit(browser, "go")
+    assert errors_shown(browser) == []
+    svg = by_id(browser, "board")
+    assert svg.tag_name == "svg" and svg.is_displayed()
+
+    def marks(css, attribute):
+        return sorted(e.get_attribute(attribute) for e in svg.find_elements(By.CSS_SELECTOR, css))
+
+    assert marks(".cell", "id") == sorted(f"cell-{c}" for c in range(13))
+    assert marks(".jump.shortcut", "data-from") == ["3"] and marks(".jump.trap", "data-from") == ["9"]
+    assert marks(".cell.safe", "id") == ["cell-5"]
+    assert marks(".piece.own", "data-cell") == ["0", "1"]
+    assert marks(".piece.opponent", "data-cell") == ["0", "5"]
+    doc = cli_json("ludo", "advise", lab_results / "ludo_small" / "race_p2_policy.npz",
+                   "--position", "0,1/5,0", "--roll", 2, "--json")
+    moves = [c for c in doc["choices"] if c["move_from"] is not None]
+    assert sorted(c["lands_on"] for c in moves) == [2, 7]
+    assert marks(".landing", "data-cell") == sorted(str(c["lands_on"]) for c in moves)
+    best = next(c for c in moves if c["best"])
+    assert marks(".landing.best", "data-cell") == [str(best["lands_on"])]
+    # the drawing's landing cells are the table's
+    assert sorted(e.text for e in browser.find_elements(By.CSS_SELECTOR, "#choices td.lands")) == \
+        marks(".landing", "data-cell")
+
+
 def test_shutbox_switching_flip_one_to_standard_rebuilds_the_form(browser, lab_url, lab_results):
     from selenium.webdriver.common.by import By
 
@@ -599,6 +635,51 @@ def test_truco_random_deal_is_seeded_and_legal(lab_results):
         text = html.unescape(client.get(f"/truco?score0=11&score1=11&dealer=1&vira=2d&{url}")
                              .get_data(as_text=True))
         assert 'class="error"' in text and message in text, (url, text)
+
+
+def _likely_rows(text, table_id):
+    """{row id: True when marked most likely} of the table ``table_id`` of a page's HTML."""
+    import re
+
+    table = text.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
+    rows = re.finditer(r'<tr id="([^"]+)"(?: class="([^"]*)")?>', table)
+    return {m[1]: "likely" in (m[2] or "").split() for m in rows}
+
+
+def _cli_likely(out, prefix):
+    """The same map from the CLI's mix: every action within 1e-9 of the highest probability."""
+    top = max(a["probability"] for a in out["actions"])
+    return {f"{prefix}{i}": top - a["probability"] <= 1e-9 for i, a in enumerate(out["actions"])}
+
+
+def test_truco_tables_highlight_the_most_likely_action(lab_results):
+    """The atlas mix, every table of a line of play and the decisions after a played hand mark the
+    actions of highest probability in the CLI's mix (all of them when they tie)."""
+    client = create_app(lab_results).test_client()
+    hands = {0: "2s 7h 3c", 1: "2h 7s 3d"}
+    base = "score0=11&score1=11&dealer=1&vira=2d"
+
+    def cli(hand, line):
+        return cli_json("truco", "policy", "--score", "11-11", "--dealer", 1, "--vira", "2d", "--hand",
+                        hand, "--line", line, "--results", lab_results, "--json")
+
+    text = client.get(f"/truco?{base}&hand={hands[0]}").get_data(as_text=True)
+    want = _cli_likely(cli(hands[0], ""), "action-")
+    assert _likely_rows(text, "mix") == want and any(want.values())
+    line = ["7h", "2h", "7s", "3c", "2s", "3d"]  # player 1 takes trick 1 with 2h and leads trick 2
+    players = [0, 1, 1, 0, 0, 1]
+    text = client.get(f"/truco?{base}&hand0={hands[0]}&hand1={hands[1]}&line={' '.join(line)}"
+                      ).get_data(as_text=True)
+    for k in range(len(line)):
+        want = _cli_likely(cli(hands[players[k]], " ".join(line[:k])), f"step-{k}-")
+        assert _likely_rows(text, f"mix-{k}") == want, k
+    text = client.get(f"/truco/play?{base}&you=0&seed=1&hand0={hands[0]}&hand1={hands[1]}"
+                      f"&line={' '.join(line)}").get_data(as_text=True)
+    assert 'id="hand-over"' in text
+    for k in (0, 3, 4):  # player 0's decisions
+        assert _likely_rows(text, f"dec-{k}") == _cli_likely(cli(hands[0], " ".join(line[:k])),
+                                                             f"dec-{k}-"), k
+    assert "the most likely action" in html.unescape(text)
 
 
 def _naive_value(lab_results, hands, line, memo):

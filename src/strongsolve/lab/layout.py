@@ -19,6 +19,7 @@ table.values { border-collapse: collapse; margin: .6em 0; }
 table.values td, table.values th { border: 1px solid #bbb; padding: .2em .6em; text-align: right; }
 tr.best { background: #d8f5d0; font-weight: bold; }
 tr.chosen { background: #dde8fb; font-weight: bold; } a.do { margin-right: .8em; }
+tr.likely td.prob { background: #ffe68a; font-weight: bold; }
 .error { background: #fde2e1; border: 1px solid #d33; padding: .5em .8em; margin: .6em 0; }
 .note { color: #555; } code { background: #f3f3f3; padding: 0 .25em; }
 .board { border-collapse: separate; border-spacing: 4px; background: #bbada0; border-radius: 6px; }

@@ -5,7 +5,8 @@ workflow's ``results/ludo_<board>/race_p<k>.json`` and ``race_p<k>_policy.npz``)
 JSON, the win probability of every position and the chosen piece per position and roll from the
 npz (verified through :func:`games.ludo.saved.load_policy`). The choices, their values and the best
 one are what :func:`games.ludo.advice.advise` returns (as `strongsolve ludo advise`): nothing is
-solved again here, no expansion is built.
+solved again here, no expansion is built. Below them, a drawing of the board with the position's
+pieces and each move's landing cell (:func:`ludo_board.board_svg`).
 """
 
 from functools import lru_cache
@@ -18,6 +19,7 @@ from ..games.ludo.saved import load_policy, load_summary
 from ..store.errors import CorruptResultError
 from .inputs import SEED_LIMIT, shown, whole_number
 from .layout import esc, reload_on_change, render_page, workflow_command
+from .ludo_board import board_svg, legend_html
 
 blueprint = Blueprint("ludo", __name__)
 
@@ -120,6 +122,7 @@ def page():
             f'<input name="opponent" id="opponent" value="{esc(opp_t)}"> roll <input name="roll" '
             f'id="roll" size="3" value="{esc(face_t)}"> <button type="submit" id="go">Values</button>'
             "</p></form>", reload_on_change("file", "/ludo", "file")]
+    drawn = dict(own=(), opponent=(), landings=())  # the drawing's pieces: the position once valid
     if "own" in request.args:
         try:
             own = _cells(own_t, "mover's pieces", pieces)
@@ -130,6 +133,8 @@ def page():
                 raise ValueError(f"roll {shown(face_t)} is not a die face; allowed: {faces}") from None
             choices = advise(board, encoding, saved["value"], own, opp, face)
             node = encoding.node(own, opp)
+            drawn = dict(own=own, opponent=opp, landings=[
+                (c["move_from"], c["lands_on"], c["best"]) for c in choices if c["move_from"] is not None])
             rows = "".join(
                 f'<tr id="piece-{c["move_from"] if c["move_from"] is not None else "pass"}"'
                 f'{" class=best" if c["best"] else ""}><td>'
@@ -142,4 +147,5 @@ def page():
                         "<tr><th>choice</th><th>lands on</th><th>mover's win probability</th></tr>" + rows + "</table>")
         except ValueError as err:
             errors.append(str(err))
+    body.append(board_svg(board, **drawn) + legend_html())
     return render_page("Ludo", "\n".join(body), errors)

@@ -22,7 +22,7 @@ from ..games.truco.subgames import N_SCORES, check_score
 from ..store.errors import CorruptLayerError
 from .inputs import SEED_LIMIT, whole_number
 from .layout import esc, render_page
-from .truco_line import line_html, random_deal
+from .truco_line import LIKELY_NOTE, line_html, most_likely, random_deal, row_class
 
 blueprint = Blueprint("truco", __name__)
 
@@ -196,13 +196,15 @@ def page():
                 errors.append(str(err))  # it names the command that solves the missing subgame
             else:
                 what = "hand of eleven" if out["decision"] == "hand_of_eleven" else "first card at 11-11"
-                rows = "".join(f'<tr id="action-{i}"><td class="label">{act["action"]}'
+                likely = most_likely(out["actions"])
+                rows = "".join(f'<tr id="action-{i}"{row_class(i in likely and "likely")}>'
+                               f'<td class="label">{act["action"]}'
                                f'{" " + "/".join(act["cards"]) if act["cards"] else ""}</td>'
                                f'<td class="prob">{act["probability"]:.6f}</td></tr>'
                                for i, act in enumerate(out["actions"]))
                 body.append(f'<p>player {out["player"]} holds {" ".join(out["hand"])}: {what}</p>'
                             '<table class="values" id="mix"><tr><th>action</th><th>probability</th>'
-                            "</tr>" + rows + "</table>")
+                            "</tr>" + rows + "</table>" + LIKELY_NOTE)
     if not errors and request.args.get("deal") == "random":
         try:
             seed = whole_number(seed_t, "seed", 0, SEED_LIMIT) if seed_t else random.randrange(1 << 30)

@@ -42,6 +42,37 @@ def check_deal(hand0, hand1, vira):
     return hands
 
 
+TIE = 1e-9  # probabilities closer than this are one value: a tie (the 2048 pages' rule too)
+
+
+def most_likely(actions):
+    """Indices of the most likely actions of a mix: every action whose probability is within
+    :data:`TIE` of the highest (a tie marks them all, e.g. a uniform mix).
+
+    Parameters
+    ----------
+    actions : list of dict
+        Each with ``probability`` (float), as :func:`games.truco.advice.policy_line` returns them.
+
+    Returns
+    -------
+    set of int
+        Empty only when ``actions`` is.
+    """
+    top = max((a["probability"] for a in actions), default=None)
+    return {i for i, a in enumerate(actions) if top - a["probability"] <= TIE}
+
+
+def row_class(*names):
+    """`` class="..."`` of the truthy names, or "" (HTML)."""
+    names = [n for n in names if n]
+    return f' class="{" ".join(names)}"' if names else ""
+
+
+LIKELY_NOTE = ('<p class="note likely-note">Highlighted probability: the most likely action of the '
+               "mix (every one of them when they tie).</p>")
+
+
 def action_token(action, card=None):
     """The line token of an action label of :func:`games.truco.line.action_labels`."""
     if card is not None:
@@ -95,7 +126,8 @@ def _outcome(a, b, vira, line, mano, dealer):
 
 def line_html(results, score, dealer, vira, hand0, hand1, line):
     """HTML of the line section: one table per decision (ids ``mix-<k>``, rows ``step-<k>-<i>``
-    with cells ``label`` and ``prob``, the chosen row of class ``chosen``), and links that extend
+    with cells ``label`` and ``prob``, the chosen row of class ``chosen``, the most likely rows of
+    class ``likely``: :func:`most_likely`), and links that extend
     the line (ids ``do-<token>``). Raises ValueError or FileNotFoundError as ``policy_line``."""
     hands = check_deal(hand0, hand1, vira)
     steps, ended = _steps(score, dealer, vira, hands, line, results)
@@ -105,9 +137,10 @@ def line_html(results, score, dealer, vira, hand0, hand1, line):
            f'exploitability {steps[0][1]["exploitability"]:.2e}.</p><ol id="line-steps">']
     for k, (prefix, res, chosen) in enumerate(steps):
         rows, links = [], []
+        likely = most_likely(res["actions"])
         for i, act in enumerate(res["actions"]):
             tokens = [action_token(act["action"], c) for c in act["cards"]] or [action_token(act["action"])]
-            mark = ' class="chosen"' if chosen in tokens else ""
+            mark = row_class(chosen in tokens and "chosen", i in likely and "likely")
             label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
             rows.append(f'<tr id="step-{k}-{i}"{mark}><td class="label">{esc(label)}</td>'
                         f'<td class="prob">{act["probability"]:.6f}</td></tr>')
@@ -122,7 +155,7 @@ def line_html(results, score, dealer, vira, hand0, hand1, line):
                    f'<table class="values" id="mix-{k}"><tr><th>action</th><th>probability</th></tr>'
                    + "".join(rows) + "</table>"
                    + (f'<p id="choices">your move: {" ".join(links)}</p>' if links else "") + "</li>")
-    out.append("</ol>")
+    out.append("</ol>" + LIKELY_NOTE)
     if ended:
         out.append(f'<p id="line-end">{esc(ended)}.</p>')
     out.append(f'<p><a id="restart" href="/truco?{esc(urlencode(dict(base, line="")))}">start the '

@@ -23,7 +23,7 @@ from ..games.truco.tree import FOLD, NOBODY, ladder_outcome
 from ..store.errors import CorruptLayerError
 from .inputs import SEED_LIMIT, whole_number
 from .layout import esc, render_page
-from .truco_line import action_token, check_deal, random_deal
+from .truco_line import LIKELY_NOTE, action_token, check_deal, most_likely, random_deal, row_class
 
 blueprint = Blueprint("truco_play", __name__)
 
@@ -170,6 +170,7 @@ def play():
         if out["player"] != you:
             continue
         rows = []
+        likely = most_likely(out["actions"])
         for i, act in enumerate(out["actions"]):
             t = first_token(act)
             v = hand.value(line[:k] + [t], memo)
@@ -177,12 +178,14 @@ def play():
             chosen = line[k] in ([action_token(act["action"], c) for c in act["cards"]]
                                  or [action_token(act["action"])])
             label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
-            rows.append(f'<tr id="dec-{k}-{i}"{" class=chosen" if chosen else ""}><td class="label">'
+            rows.append(f'<tr id="dec-{k}-{i}"{row_class(chosen and "chosen", i in likely and "likely")}>'
+                        '<td class="label">'
                         f'{esc(label)}</td><td class="prob">{act["probability"]:.6f}</td>'
                         f'<td class="value">{v:.6f}</td></tr>')
         body.append(f'<p>after <i>{esc(" ".join(line[:k]) or "(the deal)")}</i>:</p>'
                     f'<table class="values" id="dec-{k}"><tr><th>action</th><th>equilibrium '
                     "probability</th><th>your value</th></tr>" + "".join(rows) + "</table>")
+    body.append(LIKELY_NOTE)
     again = {k: v for k, v in dict(state_args, seed=seed + 1).items() if k not in ("hand0", "hand1")}
     body.append(f'<p><a id="again" href="/truco/play?{esc(urlencode(again))}">another hand</a></p>')
     return render_page("Truco: play a hand", "\n".join(body), errors)

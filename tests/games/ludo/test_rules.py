@@ -10,7 +10,7 @@ import pytest
 
 from naive import ludo as naive
 from strongsolve.cli import main
-from strongsolve.games.ludo import encoding, rules
+from strongsolve.games.ludo import advice, encoding, rules
 from strongsolve.games.ludo.stages import expansion
 from support.ludo import naive_board
 
@@ -103,3 +103,42 @@ def test_board_key_and_cli_option(tmp_path, capsys):
     path.write_text("length: 5\npass_by_overshoot: maybe\n")
     assert main(["ludo", "race", str(path)]) == 2
     assert "b.yaml: pass_by_overshoot must be true" in capsys.readouterr().err
+
+
+# a chute that returns a piece to the cell it left: 2 + 2 = 4, and the jump 4 -> 2
+CHUTE = {"length": 6, "jumps": {4: 2}, "die": 3, "pass_by_overshoot": False}
+
+
+def _as_a_pass(options):
+    """naive.ludo_race_options under the other reading of "must move a movable piece": a move that
+    ends where it began is a pass, allowed only when no piece can really move."""
+    def read(board, own, opp, face, pass_by_overshoot):
+        out = options(board, own, opp, face, pass_by_overshoot)
+        return [o for o in out if o[0] != own] or [(own, opp, False)]
+    return read
+
+
+def test_a_chute_back_to_its_own_cell_is_a_move_under_the_must_move_rule(monkeypatch):
+    board = rules.Board.from_mapping(CHUTE)
+    assert board.move(2, 2) == 2
+    sol = expansion.solve_race(board, 2, tol=1e-13)
+    enc = sol.race.encoding
+    # mover on 0 and 2, roll 2: both pieces may move (0 -> 2, and 2 -> 4 -> 2); the piece that comes
+    # back to 2 has moved, so it is a choice of its own and no pass is offered
+    choices = advice.advise(board, enc, sol.value, (0, 2), (0, 0), 2)
+    assert [(c["move_from"], c["lands_on"], c["own_after"]) for c in choices] == \
+        [(0, 2, (2, 2)), (2, 2, (0, 2))]
+    assert ((0, 2), (0, 0), True) in naive.ludo_race_options(naive_board(CHUTE), (0, 2), (0, 0), 2,
+                                                              False)
+    ref = naive.ludo_race_reference(naive_board(CHUTE), 2, False)
+    live = np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0)
+    assert live.size > 0
+    for x in live:
+        assert sol.value[x] == pytest.approx(ref[enc.position(x)], abs=1e-11), enc.position(x)
+    # naive.ludo_race_reference's value of the start, to 10 digits
+    assert sol.win_probability == pytest.approx(0.5231688782, abs=1e-10)
+    # counting that move as a pass (forbidden whenever the other piece can move) is another game
+    monkeypatch.setattr(naive, "ludo_race_options", _as_a_pass(naive.ludo_race_options))
+    other = naive.ludo_race_reference(naive_board(CHUTE), 2, False)
+    assert other[(0, 0), (0, 0)] == pytest.approx(0.5232265308, abs=1e-10)
+    assert abs(sol.win_probability - other[(0, 0), (0, 0)]) > 5e-5

@@ -23,7 +23,8 @@ turns. After the roll the mover picks one of their pieces (distinct cells only).
 solver for 飞行棋) any piece not at N may be picked, and a piece whose roll overshoots under
 ``stay`` stays where it is, so picking it passes the turn, even when another piece could move. With
 ``false`` only a piece that can move may be picked (a piece at N or one that ``stay`` would keep
-still cannot), and the turn passes only when none can. The two rules differ only under ``stay``
+still cannot), and the turn passes only when none can. A piece whose jump brings it back to the
+cell it left (c + d -> c by a chute) has moved: that choice is a move, not a pass, under both rules. The two rules differ only under ``stay``
 (``bounce`` and ``finish`` always move). A capture happens only where a piece lands after moving:
 the final landing cell (after jumps), if not 0, not N and not safe, sends every opponent piece there
 back to 0; a piece that stays captures nothing. The first player with every piece at N wins. With ``roll_again_on`` the same player rolls

@@ -4,7 +4,8 @@
   the action probabilities of the hand's first decision: the play/fold decision of the player at 11
   (hand of eleven), or mano's first card at 11-11. ``--score`` is player 0's and player 1's points,
   ``--dealer`` the player who deals (the other is mano and leads), ``--hand`` the deciding player's
-  cards.
+  cards. At a decision off the equilibrium path (after a move the player's own equilibrium never
+  makes) the mix is a best response to the opponent's strategy, and the output says so.
 - ``strongsolve truco grid [--json]`` lists the solved subgames of the 1296 (role-ordered score x
   vira class) with their values and exploitability.
 - ``strongsolve truco sizes [--tiers 1,2] [--classes 0,8] [--no-infosets] [--face-down] [--json]``
@@ -204,6 +205,10 @@ def _policy(args):
 
 def _print_mix(out):
     """The equilibrium mix of a decision and the subgame's value, as text (exit status 0)."""
+    from ..games.truco.advice import OFF_PATH_NOTE
+
+    if out["off_path"]:
+        print(OFF_PATH_NOTE)
     for act in out["actions"]:
         label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
         print(f"  {label:<14} {act['probability']:.6f}")

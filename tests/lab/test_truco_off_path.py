@@ -11,7 +11,6 @@ import pytest
 
 from strongsolve.games.truco.advice import OFF_PATH_NOTE
 from strongsolve.games.truco.stages.groups import solve_group
-from strongsolve.kernels.off_path import OFF_PATH_REACH
 from strongsolve.lab.app import create_app
 
 from support.lab import cli_json, run_cli
@@ -83,13 +82,18 @@ def _leader_after(line):
 
 def _off_path_decisions(results, hand):
     """(line, bot hands with their belief weights, the CLI's answer) of player 0's decision at
-    trick 2 after a first card its own strategy plays with probability at most OFF_PATH_REACH: the
-    bot's hands alike by chance, each weighed by the bot's mixes at its decisions of the line."""
+    trick 2 after a first card its own strategy plays with probability at most the subgame's
+    off-path threshold: the bot's hands alike by chance, each weighed by the bot's mixes at its
+    decisions of the line."""
+    from strongsolve.games.truco.saved import read_subgame
+    from strongsolve.games.truco.stages.grid import stored_path
+
+    tau = read_subgame(stored_path(results, 11, 11, 8), arrays=False)[0]["off_path_reach"]
     rest = [c for c in DECK if c not in hand.split()]
     bots = [" ".join(b) for b in itertools.combinations(rest, 3)]
     first = _mix(results, hand, [])
     for lead in hand.split():
-        if _card_prob(first, lead) > OFF_PATH_REACH:
+        if _card_prob(first, lead) > tau:
             continue
         for reply in rest:
             lines = [[lead, reply]]

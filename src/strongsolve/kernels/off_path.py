@@ -17,8 +17,11 @@ Definitions (every solver uses these, ``refine_tabular`` and ``refine_forest``):
   iterations' strategies (uniform ones at first). Measured on 7- to 11-card decks: no information
   set has own reach exactly 0, while after a dropped move it is 1e-6 to 1e-3
   (tests/kernels/test_off_path.py). Rows of own reach at most ``OFF_PATH_REACH`` move the value and
-  the NashConv by little: the solve evaluates the refined profile and keeps both within its
-  NashConv target (games/truco/stages/groups.py).
+  the NashConv by little, but a rare equilibrium mix (a bluff) turned into a pure best response can
+  be exploited: the solve evaluates the refined profile and, where the value moves by more than
+  its NashConv target or the NashConv rises above the larger of the solve's and the target, takes
+  the next threshold of :data:`OFF_PATH_REACHES`, down to 0, where nothing the equilibrium plays
+  changes (games/truco/stages/groups.py).
 - *Beliefs* at an off-path information set ``I``: each node ``h`` of ``I`` weighs with the reach
   of chance and of the opponent's strategy. Where the opponent's strategy also gives probability 0
   to an action on the way (the opponent deviated too), the weights are the limit of a vanishing
@@ -48,6 +51,10 @@ from .options import njit, njit_parallel
 OFF_PATH_REACH = 1e-3
 """An information set whose own reach (module docstring) is at most this is off the equilibrium
 path (a probability)."""
+
+OFF_PATH_REACHES = (OFF_PATH_REACH, 1e-4, 1e-5, 1e-6, 0.0)
+"""The thresholds a solve tries in turn (module docstring); the one taken is stored with the
+subgame."""
 
 NO_DEVIATION = np.iinfo(np.int32).max  # no node of the information set is reached (kmin sentinel)
 

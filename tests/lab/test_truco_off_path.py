@@ -168,3 +168,49 @@ def test_the_play_page_says_a_position_is_off_the_path(results):
         move = mine[0]
         end = html.unescape(client.get(base + " ".join(line + [move])).get_data(as_text=True))
     assert f'id="off-path-{k}"' in end and 'id="off-path-0"' not in end, end
+
+
+@pytest.mark.parametrize("c", [0, 8])
+def test_a_stored_subgame_is_refined_within_its_target(results, c):
+    """The stored 11-11 policy on its tree (rebuilt from the class's deck): its mask is the
+    reference's set of information sets of own reach at most the stored threshold, its off-path rows
+    are pure, its value and NashConv are the stored ``off_path_*`` ones and stay within the
+    solve's target of the solve's value and NashConv."""
+    import numpy as np
+
+    from strongsolve.games.truco import encoding as ab
+    from strongsolve.games.truco.saved import read_subgame
+    from strongsolve.games.truco.stages.grid import stored_path
+    from strongsolve.games.truco.tree import build_hand_tree
+    from strongsolve.kernels.cfr import evaluate
+    from strongsolve.kernels.off_path import OFF_PATH_REACHES
+
+    from naive import truco as naive
+
+    attrs, data = read_subgame(stored_path(results, 11, 11, c))
+    hands, pairs, weights = ab.deal_pairs(tiny_capacities(c))
+    tree = build_hand_tree(np.arange(13), np.array(hands), pairs, weights)
+    tree.set_utilities(attrs["utility"])
+    assert np.array_equal(tree.infoset_key, data["infoset_key"])
+    game, policy, off = tree.game, data["policy"], data["off_path"]
+    assert attrs["off_path_reach"] in OFF_PATH_REACHES and attrs["off_path_sets"] == off.sum() > 0
+    nested = naive.truco_nested_from_tabular(game)
+    ptr = game.infoset_ptr
+
+    def stored(key, n):
+        return [float(x) for x in policy[ptr[key]:ptr[key] + n]]
+
+    # a refined row is pure, so the own reach of every set below an off-path one stays at most
+    # the threshold: the reference finds the same sets on the stored policy
+    found = set()
+    for p in range(2):
+        found |= set(naive.truco_off_path_beliefs(nested, stored, p, attrs["off_path_reach"]))
+    assert found == set(np.flatnonzero(off).tolist())
+    for i in np.flatnonzero(off):
+        assert sorted(policy[ptr[i]:ptr[i + 1]].tolist())[-1] == 1.0
+    ev = evaluate(game, policy)
+    assert ev["value"] == pytest.approx(attrs["off_path_value"], abs=1e-12)
+    assert ev["nash_conv"] == pytest.approx(attrs["off_path_nash_conv"], abs=1e-12)
+    target = attrs["params"]["target_nash_conv"]
+    assert abs(ev["value"] - attrs["value"]) <= target
+    assert ev["nash_conv"] <= max(attrs["nash_conv"], target)

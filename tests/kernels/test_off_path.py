@@ -102,20 +102,34 @@ def test_raise_tree_after_every_deviation_the_move_is_a_best_response():
                                              target)
 
 
-def test_a_uniform_opponent_and_a_pure_deviation_give_the_reference_choice():
-    # a profile with exact zeros on both sides: the opponent's deviations exercise the beliefs of
-    # the fewest zero-probability actions
-    tree = _eleven_tree()
-    g = tree.game
-    rng = np.random.default_rng(5)
-    strategy = np.empty(int(g.infoset_ptr[-1]))
-    for i in range(g.n_infosets):
-        lo, hi = g.infoset_ptr[i], g.infoset_ptr[i + 1]
+def _pure_profile(game, seed):
+    """A random pure profile: every action but one a deviation, on both sides."""
+    rng = np.random.default_rng(seed)
+    strategy = np.empty(int(game.infoset_ptr[-1]))
+    for i in range(game.n_infosets):
+        lo, hi = game.infoset_ptr[i], game.infoset_ptr[i + 1]
         row = np.zeros(hi - lo)
-        row[rng.integers(hi - lo)] = 1.0  # pure: every other action a deviation
+        row[rng.integers(hi - lo)] = 1.0
         strategy[lo:hi] = row
+    return strategy
+
+
+def test_a_pure_profile_gives_the_reference_choice_after_deviations_of_both():
+    # exact zeros on both sides: the opponent's deviations exercise the beliefs of the fewest
+    # zero-probability actions
+    g = _eleven_tree().game
+    strategy = _pure_profile(g, 5)
     refined, off = refine_tabular(g, strategy)
     assert _check_against_naive(g, strategy, refined, off) == off.sum() > 0
+
+
+def test_the_forest_gives_the_tabular_arrays_for_a_pure_profile():
+    tree, forest = _raise_tree((1, 1), 12)
+    strategy = _pure_profile(tree.game, 9)
+    refined, off = refine_tabular(tree.game, strategy)
+    assert _check_against_naive(tree.game, strategy, refined, off) == off.sum() > 0
+    f_refined, f_off = refine_forest(forest, strategy)
+    assert np.array_equal(off, f_off) and np.array_equal(refined, f_refined)
 
 
 def _assert_on_path_and_evaluation_unchanged(game, strategy, refined, off, evaluate, tol):

@@ -14,9 +14,9 @@ Definitions (every solver uses these, ``refine_tabular`` and ``refine_forest``):
   :data:`OFF_PATH_REACH`. Why not exactly zero: a DCFR average weighs iteration t by (t / T)^2
   (``kernels.cfr.dcfr_weights``, gamma = 2), so a move the regrets drop after t0 iterations keeps a
   probability of order (t0 / T)^3, never 0, and the information sets after it hold only the first
-  iterations' strategies (uniform ones at first). Measured on 7- to 11-card decks: no information
-  set has own reach exactly 0, while after a dropped move it is 1e-6 to 1e-3
-  (tests/kernels/test_off_path.py). Rows of own reach at most ``OFF_PATH_REACH`` move the value and
+  iterations' strategies (uniform ones at first). Measured on the 11-row trees of 9- and 11-card
+  decks after 20 to 90 iterations (bench/RECORD.md, 2026-12-04): no information set has own reach
+  exactly 0, the smallest have 5e-6 to 4e-4. Rows of own reach at most ``OFF_PATH_REACH`` move the value and
   the NashConv by little, but a rare equilibrium mix (a bluff) turned into a pure best response can
   be exploited: the solve evaluates the refined profile and, where the value moves by more than
   its NashConv target or the NashConv rises above the larger of the solve's and the target, takes

@@ -45,7 +45,7 @@ def _eleven_tree():
     return tree
 
 
-def _check_against_naive(game, strategy, refined, off):
+def _check_against_naive(game, strategy, refined, off, tau=OFF_PATH_REACH):
     """Every off-path set of the reference is off here, its proposed move's value is the best
     available (1e-9) and the move is pure; returns the number of off-path sets checked."""
     nested = naive.truco_nested_from_tabular(game)
@@ -59,7 +59,7 @@ def _check_against_naive(game, strategy, refined, off):
 
     checked = 0
     for p in range(2):
-        sets = naive.truco_off_path_beliefs(nested, stored, p, OFF_PATH_REACH)
+        sets = naive.truco_off_path_beliefs(nested, stored, p, tau)
         mine = {int(i) for i in np.flatnonzero(off)
                 if game.node_player[np.flatnonzero(game.node_infoset == i)[0]] == p}
         assert set(sets) == mine
@@ -152,3 +152,21 @@ def test_the_forest_gives_the_tabular_arrays(caps):
     assert np.abs(refined - f_refined).max() <= 1e-12
     _assert_on_path_and_evaluation_unchanged(forest, res.strategy, f_refined, f_off, fc.evaluate,
                                              1e-3)
+
+
+def test_the_exact_lp_solve_is_refined_too():
+    # the sequence-form LP's equilibrium has exact zeros: its refinement at the first threshold
+    from strongsolve.games.truco.stages.groups import _solve_one, check_params
+    from strongsolve.kernels.sequence_lp import solve_lp
+
+    deck = _deal(DECK9, 0)
+    table = np.random.default_rng(7).random(4)
+    rec = _solve_one((11, 11), 0, (deck[0].tolist(), deck[1], deck[2]), table,
+                     check_params(dict(solver="lp")), None, None, True)[2]
+    tree = _eleven_tree()
+    tree.set_utilities(table)
+    raw = solve_lp(tree.game).strategy
+    refined, off = refine_tabular(tree.game, raw, rec["off_path_reach"])
+    assert np.array_equal(rec["arrays"]["off_path"], off) and off.sum() > 0
+    assert np.array_equal(rec["arrays"]["policy"], refined)
+    assert _check_against_naive(tree.game, raw, refined, off, rec["off_path_reach"]) == off.sum()

@@ -245,6 +245,7 @@ def test_spilled_group_solve_equals_the_in_memory_one(tmp_path):
         for name, arr in mem[key]["arrays"].items():
             assert isinstance(disk[key]["arrays"][name], np.memmap)
             assert np.array_equal(disk[key]["arrays"][name], arr)
-    # round 0's six arrays and its record (the checkpoint), no temporary file left
-    assert len(list(spill.glob("s9-10_v0_r0_*.npy"))) == 6 and (spill / "s9-10_v0_r0.json").exists()
+    # round 0's seven arrays (the stored five, regrets, strategy sums) and its record (the
+    # checkpoint), no temporary file left
+    assert len(list(spill.glob("s9-10_v0_r0_*.npy"))) == 7 and (spill / "s9-10_v0_r0.json").exists()
     assert not list(spill.glob(".*tmp*"))

@@ -701,3 +701,100 @@ if __name__ == "__main__":
     json.dump({"source": TRUCO_GRID_SOURCE, "deck": TRUCO_GRID_DECK,
                "W": {f"{a}-{b}": v for (a, b), v in sorted(W.items())}}, sys.stdout, indent=1)
     print()
+
+
+# ---------------------------------------------------------------------------------------------
+# Off the equilibrium path (plain recursion on a nested tree, keys its information sets)
+#
+# An information set of player p is off the path when the product of p's own probabilities on the
+# way to it is at most ``tau``. Beliefs there: its nodes with the fewest zero-probability opponent
+# actions on the way, each weighted by chance times the opponent's positive probabilities. The best
+# response from there: the most any continuation of p can get (max for player 0, min for 1 of
+# player 0's utility) against the opponent's strategy, by enumerating p's pure continuations.
+# ---------------------------------------------------------------------------------------------
+
+def truco_off_path_beliefs(tree, strategy, player, tau):
+    """{key: [(node, weight)]} of ``player``'s information sets off the path, their nodes with the
+    beliefs' weights (nodes of weight 0 left out); ``strategy(key, n) -> probabilities``."""
+    sets = {}
+
+    def walk(node, own, weight, deviations):
+        if node["kind"] == "terminal":
+            return
+        if node["kind"] == "chance":
+            for p, c in zip(node["probs"], node["children"]):
+                walk(c, own, weight * p, deviations)
+            return
+        probs = strategy(node["key"], len(node["children"]))
+        if node["player"] == player:
+            if own <= tau:
+                sets.setdefault(node["key"], []).append((node, weight, deviations))
+            for p, c in zip(probs, node["children"]):
+                walk(c, own * p, weight, deviations)
+        else:
+            for p, c in zip(probs, node["children"]):
+                walk(c, own, weight * p if p > 0 else weight, deviations + (p == 0))
+
+    walk(tree, 1.0, 1.0, 0)
+    out = {}
+    for key, members in sets.items():
+        live = [(n, w, d) for n, w, d in members if w > 0]
+        fewest = min((d for _, _, d in live), default=0)
+        out[key] = [(n, w) for n, w, d in live if d == fewest]
+    return out
+
+
+def truco_continuation_value(node, strategy):
+    """Player 0's expected utility below ``node`` when both follow ``strategy``."""
+    if node["kind"] == "terminal":
+        return node["utility"]
+    if node["kind"] == "chance":
+        return sum(p * truco_continuation_value(c, strategy)
+                   for p, c in zip(node["probs"], node["children"]))
+    probs = strategy(node["key"], len(node["children"]))
+    return sum(p * truco_continuation_value(c, strategy)
+               for p, c in zip(probs, node["children"]) if p > 0)
+
+
+def truco_best_continuation(members, strategy, player):
+    """The best (max for player 0, min for 1) weighted average of player 0's utility that
+    ``player`` can get from the nodes ``members`` [(node, weight)] of one information set on,
+    against ``strategy`` of the other player: every pure continuation of ``player`` enumerated."""
+    from itertools import product
+
+    keys = []
+
+    def collect(node):
+        if node["kind"] == "terminal":
+            return
+        if node["kind"] == "decision" and node["player"] == player and node["key"] not in keys:
+            keys.append(node["key"])
+        for c in node["children"]:
+            collect(c)
+
+    for n, _ in members:
+        collect(n)
+    sizes = {}
+
+    def size(node):
+        if node["kind"] == "decision" and node["player"] == player:
+            sizes[node["key"]] = len(node["children"])
+        for c in node["children"] if node["kind"] != "terminal" else ():
+            size(c)
+
+    for n, _ in members:
+        size(n)
+    total = sum(w for _, w in members)
+    best = None
+    for choice in product(*[range(sizes[k]) for k in keys]):
+        pick = dict(zip(keys, choice))
+
+        def prof(key, n, pick=pick):
+            if key in pick:
+                return [1.0 if a == pick[key] else 0.0 for a in range(n)]
+            return strategy(key, n)
+
+        v = sum(w * truco_continuation_value(n, prof) for n, w in members) / total
+        if best is None or (v > best if player == 0 else v < best):
+            best = v
+    return best

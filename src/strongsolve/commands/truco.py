@@ -5,6 +5,8 @@
   (hand of eleven), or mano's first card at 11-11. ``--score`` is player 0's and player 1's points,
   ``--dealer`` the player who deals (the other is mano and leads), ``--hand`` the deciding player's
   cards; with ``--line``, the three cards of whoever acts after the line, those played included.
+  At a decision off the equilibrium path (after a move the player's own equilibrium never makes)
+  the mix is a best response to the opponent's strategy, and the output says so.
 - ``strongsolve truco grid [--json]`` lists the solved subgames of the 1296 (role-ordered score x
   vira class) with their values and exploitability.
 - ``strongsolve truco sizes [--tiers 1,2] [--classes 0,8] [--no-infosets] [--face-down] [--json]``
@@ -217,6 +219,10 @@ def _policy(args):
 
 def _print_mix(out):
     """The equilibrium mix of a decision and the subgame's value, as text (exit status 0)."""
+    from ..games.truco.advice import OFF_PATH_NOTE
+
+    if out["off_path"]:
+        print(OFF_PATH_NOTE)
     for act in out["actions"]:
         label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
         print(f"  {label:<14} {act['probability']:.6f}")

@@ -1,7 +1,9 @@
 """Truco, play a hand against the equilibrium: the bot samples each of its actions from the solved
 mix (:func:`games.truco.advice.policy_line`, the numbers of ``strongsolve truco policy --line``) with a
 generator seeded by the seed and the decision's index; when the hand is over, each of the user's
-decisions is shown with the value of every action it had.
+decisions is shown with the value of every action it had. A decision off the equilibrium path (after
+the user's own deviation) is marked as such: the policy there is a best response to the bot's
+strategy (kernels/off_path.py), not an equilibrium mix.
 
 The value of an action is the user's match-win probability if they take it and then both players
 follow the equilibrium, with the two hands as dealt (known once the hand is over): an expectation
@@ -15,7 +17,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, current_app, request
 
-from ..games.truco.advice import policy_line
+from ..games.truco.advice import OFF_PATH_NOTE, policy_line
 from ..games.truco import rules as R
 from ..games.truco.line import fold_state, replay_line
 from ..games.truco.subgames import check_score
@@ -101,6 +103,14 @@ def bot_token(out, seed, k):
     return first_token(acts[-1])  # rounding: the probabilities sum to 1 within 1e-12
 
 
+def _off_path_note(out, k):
+    """The off-path line of a decision's answer ``out`` (empty on the path), element id
+    ``off-path-<k>``."""
+    if not out["off_path"]:
+        return ""
+    return f'<p class="off-path" id="off-path-{k}">{esc(OFF_PATH_NOTE[0].upper() + OFF_PATH_NOTE[1:])}.</p>'
+
+
 def _inputs(errors):
     args = request.args
     try:
@@ -155,7 +165,7 @@ def play():
                 href = "/truco/play?" + urlencode(dict(state_args, line=" ".join(line + [t])))
                 text = f"play {t}" if t in act["cards"] else t
                 links.append(f'<a class="do" id="act-{esc(t)}" href="{esc(href)}">{esc(text)}</a>')
-        body.append(f'<p id="your-turn">Your move: {" ".join(links)}</p>')
+        body.append(f'<p id="your-turn">Your move: {" ".join(links)}</p>' + _off_path_note(out, "now"))
         return render_page("Truco: play a hand", "\n".join(body), errors)
     utility = float(hand.cache["attrs"]["utility"][code])
     mine_value = utility if hand.mano == you else 1.0 - utility
@@ -183,7 +193,7 @@ def play():
                         f'{esc(label)}</td><td class="prob">{act["probability"]:.6f}</td>'
                         f'<td class="value">{v:.6f}</td></tr>')
         body.append(f'<p>after <i>{esc(" ".join(line[:k]) or "(the deal)")}</i>:</p>'
-                    f'<table class="values" id="dec-{k}"><tr><th>action</th><th>equilibrium '
+                    + _off_path_note(out, k) + f'<table class="values" id="dec-{k}"><tr><th>action</th><th>equilibrium '
                     "probability</th><th>your value</th></tr>" + "".join(rows) + "</table>")
     body.append(LIKELY_NOTE)
     again = {k: v for k, v in dict(state_args, seed=seed + 1).items() if k not in ("hand0", "hand1")}

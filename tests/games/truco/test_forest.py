@@ -9,6 +9,7 @@ import pytest
 from strongsolve.games.truco import encoding as ab
 from strongsolve.games.truco import rules as R
 from strongsolve.games.truco.forest import build_raise_forest
+from strongsolve.games.truco.public_tree import build_public_raise_tree
 from strongsolve.games.truco.stages.grid import small_deck
 from strongsolve.games.truco.sizes import raise_tree_sizes
 from strongsolve.games.truco.stages.groups import (DEFAULTS, _solve_one, check_params,
@@ -16,6 +17,8 @@ from strongsolve.games.truco.stages.groups import (DEFAULTS, _solve_one, check_p
 from strongsolve.games.truco.tree import N_RAISE_OUTCOMES, build_hand_tree
 from strongsolve.kernels import cfr
 from strongsolve.kernels import forest_cfr as fc
+from strongsolve.kernels import public_cfr
+from strongsolve.kernels.off_path import refine_tabular
 
 DECK9 = ["7d", "7s", "7h", "7c", "Ad", "As", "Ah", "Kd", "Ks"]
 DECK7 = ["7d", "7s", "7h", "7c", "Ad", "As", "Ah"]
@@ -168,8 +171,27 @@ def test_grid_driver_gives_the_same_record_with_either_solver():
         assert f[k] == pytest.approx(t[k], abs=1e-12), k
     for k in ("iterations", "n_nodes", "n_infosets", "raise_caps", "prune"):
         assert f[k] == t[k], k
-    for k in ("policy", "infoset_ptr", "infoset_key", "hands"):
+    for k in ("policy", "off_path", "infoset_ptr", "infoset_key", "hands"):
         assert np.array_equal(f["arrays"][k], t["arrays"][k]), k
+    for k in ("off_path_sets", "off_path_value", "off_path_nash_conv"):
+        assert f[k] == pytest.approx(t[k], abs=1e-12), k
+    assert f["off_path_sets"] == t["arrays"]["off_path"].sum() > 0
+    # the public tree's solve is refined on the forest of the same keys: its record holds the
+    # tabular refinement of its own average strategy (which differs from the forest's where a
+    # regret is 0 in one solver and 1e-17 in the other, kernels/public_cfr.py)
+    prm = check_params(dict(solver="public", max_iterations=10, check_every=5))
+    u = _solve_one((9, 10), 0, deck, table, prm, None, None, True)[2]
+    hands, pairs, weights = deck
+    game = build_public_raise_tree(STRENGTHS, np.array(hands), pairs, weights,
+                                   raise_caps=tuple(u["raise_caps"]))
+    game.set_utilities(table)
+    raw = public_cfr.solve(game, max_iterations=10, check_every=5).strategy
+    tree = build_hand_tree(STRENGTHS, np.array(hands), pairs, weights, raises=True,
+                           raise_caps=tuple(u["raise_caps"]))
+    tree.set_utilities(table)
+    policy, off = refine_tabular(tree.game, raw)
+    assert np.array_equal(u["arrays"]["policy"], policy) and np.array_equal(u["arrays"]["off_path"], off)
+    assert u["off_path_sets"] == off.sum() > 0
     # the transfer triple warm-starts the next class the same way
     nxt = ab.deal_pairs(small_deck(DECK9).capacities[1])
     prm = check_params(dict(max_iterations=5, check_every=5, solver="forest"))
@@ -223,6 +245,7 @@ def test_spilled_group_solve_equals_the_in_memory_one(tmp_path):
         for name, arr in mem[key]["arrays"].items():
             assert isinstance(disk[key]["arrays"][name], np.memmap)
             assert np.array_equal(disk[key]["arrays"][name], arr)
-    # round 0's six arrays and its record (the checkpoint), no temporary file left
-    assert len(list(spill.glob("s9-10_v0_r0_*.npy"))) == 6 and (spill / "s9-10_v0_r0.json").exists()
+    # round 0's seven arrays (the stored five, regrets, strategy sums) and its record (the
+    # checkpoint), no temporary file left
+    assert len(list(spill.glob("s9-10_v0_r0_*.npy"))) == 7 and (spill / "s9-10_v0_r0.json").exists()
     assert not list(spill.glob(".*tmp*"))

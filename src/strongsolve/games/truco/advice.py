@@ -1,6 +1,9 @@
 """The answer of a solved Truco subgame at a decision, for physical cards: the equilibrium mix of
 the player to act (the CLI's ``strongsolve truco policy`` and the lab's Truco pages both print
-what these return).
+what these return). At a decision off the equilibrium path (one the player's own strategy does not
+reach, e.g. after their own deviation) the stored policy is a best response to the opponent's
+strategy (kernels/off_path.py), and the answer says so: ``off_path`` True, with
+:data:`OFF_PATH_NOTE` for people.
 
 - :func:`policy`: the hand's first decision (the play/fold decision of the player at 11, or
   mano's first card at 11-11);
@@ -9,6 +12,9 @@ what these return).
 
 N_SUBGAMES = 144 * 9
 """Subgames of the whole score grid: 144 role-ordered scores x 9 vira classes."""
+
+OFF_PATH_NOTE = "off the equilibrium path: best response to the opponent's strategy"
+"""What the CLI and the lab print at a decision off the equilibrium path."""
 
 
 def policy(score, dealer, vira, hand, results="results"):
@@ -32,7 +38,8 @@ def policy(score, dealer, vira, hand, results="results"):
     dict
         ``actions``: list of {action, cards, probability}; ``value_player0``: player 0's match-win
         probability of the subgame (before the deal); the subgame's ``nash_conv`` and
-        ``exploitability`` (match-win probability); the role-ordered score and vira class.
+        ``exploitability`` (match-win probability); the role-ordered score and vira class;
+        ``off_path`` (bool): the decision is off the equilibrium path (module docstring).
 
     Raises
     ------
@@ -81,6 +88,7 @@ def policy(score, dealer, vira, hand, results="results"):
         raise ValueError(f"hand {hand!r} never reaches this decision in the stored tree")
     lo, hi = data["infoset_ptr"][hit[0]], data["infoset_ptr"][hit[0] + 1]
     probs = [float(p) for p in data["policy"][lo:hi]]
+    off_path = bool(data["off_path"][hit[0]])
     if e >= 0:
         actions = [dict(action="play", cards=[], probability=probs[0]),
                    dict(action="fold", cards=[], probability=probs[1])]
@@ -94,7 +102,7 @@ def policy(score, dealer, vira, hand, results="results"):
     return dict(score=list(score), dealer=dealer, mano=mano, role_score=[a, b], vira=vira,
                 vira_class=c, player=player, hand=[R.card_text(x) for x in cards],
                 decision="hand_of_eleven" if e >= 0 else "first_card", actions=actions,
-                value_player0=value0, nash_conv=attrs["nash_conv"],
+                off_path=off_path, value_player0=value0, nash_conv=attrs["nash_conv"],
                 exploitability=attrs["exploitability"], iterations=attrs["iterations"])
 
 
@@ -116,7 +124,8 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
         ``actions``: list of {action, cards, probability} in the order of the rules; ``player``
         to act; ``value_player0``; the subgame's ``nash_conv``, ``exploitability``, ``raise_caps``;
         ``pruned_raise``: True when the line's last raise is one the lossless pruning drops
-        (games/truco/pruning.py), whose equilibrium answer is to accept.
+        (games/truco/pruning.py), whose equilibrium answer is to accept; ``off_path``: True when
+        the decision is off the equilibrium path (module docstring; False at a forced move).
     cache : dict, optional
         Filled with the subgame read (attributes, arrays, tree) and reused by later calls for the
         same subgame: the lab asks many lines of one subgame.
@@ -173,6 +182,7 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
                          f"{path}")
     h = hands.index(ab.abstract_hand(cards, vr))
     pruned = False
+    off_path = False
     hist = None if state.eleven_pending else state.tokens
     if raises:
         hist, how = strip_pruned(state.tokens, np.arange(R.N_STRENGTHS), tuple(attrs["raise_caps"]))
@@ -187,6 +197,7 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
         try:
             i = tree.infoset_of(state.to_move, h, hist)
             probs = [float(p) for p in data["policy"][data["infoset_ptr"][i]:data["infoset_ptr"][i + 1]]]
+            off_path = bool(data["off_path"][i])
         except KeyError:
             if len(labels) - (labels[-1][0].startswith("raise")) != 1:
                 raise ValueError(f"hand {hand!r} never reaches this decision in the stored tree") from None
@@ -197,7 +208,7 @@ def policy_line(score, dealer, vira, hand, line, results="results", cache=None):
     return dict(score=list(score), dealer=dealer, mano=mano, role_score=[a, b], vira=vira,
                 vira_class=c, player=player, hand=[R.card_text(x) for x in cards], line=line,
                 actions=[dict(action=lab, cards=cs, probability=p) for (lab, cs), p in zip(labels, probs)],
-                pruned_raise=pruned, value_player0=value0, nash_conv=attrs["nash_conv"],
+                pruned_raise=pruned, off_path=off_path, value_player0=value0, nash_conv=attrs["nash_conv"],
                 exploitability=attrs["exploitability"], raise_caps=attrs.get("raise_caps"))
 
 

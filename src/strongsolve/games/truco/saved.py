@@ -5,12 +5,23 @@ zero-padded, ``c`` the vira class). A group holds
 
 - ``policy`` float64[M]: the average strategy, action slots of information set ``i`` at
   ``infoset_ptr[i]:infoset_ptr[i+1]`` (hand of eleven: [play, fold]; a card: the distinct types of
-  the unplayed cards, ascending)
+  the unplayed cards, ascending), refined off the equilibrium path: at an information set that
+  its player's own strategy reaches with probability at most the attribute ``off_path_reach``
+  (one of ``kernels.off_path.OFF_PATH_REACHES``), a best response to the opponent's strategy from
+  there (that module defines it)
+- ``off_path`` bool[I]: which information sets are off the path (their rows are best responses)
 - ``infoset_ptr`` int64[I+1], ``infoset_key`` int64[I] (tree.HandTree.infoset_key), ``hands`` int64[H, 3]
-- attributes: ``value`` (mano's match-win probability), ``nash_conv``, ``exploitability``,
-  ``iterations``, ``seconds``, ``score``, ``vira_class``, ``eleven``, ``utility`` (the outcome
-  table), ``fixed_point_residual``, ``n_nodes``; written by a workflow job, ``rerun`` (the command
+- attributes: ``format_version`` (:data:`FORMAT_VERSION`), ``value`` (mano's match-win
+  probability), ``nash_conv``, ``exploitability`` (those of the solve's average strategy),
+  ``off_path_value``, ``off_path_nash_conv`` (those of the stored, refined policy),
+  ``off_path_reach``, ``off_path_sets`` (information sets refined), ``off_path_seconds``,
+  ``off_path_check_seconds``, ``iterations``,
+  ``seconds``, ``score``, ``vira_class``, ``eleven``, ``utility`` (the outcome table),
+  ``fixed_point_residual``, ``n_nodes``; written by a workflow job, ``rerun`` (the command
   of the run that made it, for repair hints: hints.py).
+
+A subgame of another format version (1: written before the off-path refinement, without
+``off_path``) is refused by :func:`read_subgame` with the command that solves it again.
 
 Beside a subgame of the grid, ``s<a>-<b>_v<c>.accum.npz`` may keep the CFR accumulators it ended
 with (``write_accumulators``): regrets and strategy sums float64[M], the iteration count and the
@@ -40,9 +51,13 @@ from .hints import subgame_hint
 from ...rerun import RECORD_KEY, job_record
 from ...store.checksums import (array_checksum, corrupt, read_npz_checked, verify_json,
                                 with_checksum, write_npz_checked)
+from ...store.errors import CorruptResultError
 
 GRID_DIR = ("truco", "row11")
-ARRAYS = ("policy", "infoset_ptr", "infoset_key", "hands")
+ARRAYS = ("policy", "off_path", "infoset_ptr", "infoset_key", "hands")
+FORMAT_VERSION = 2
+"""The layout of a stored subgame (the module docstring): 2 adds the off-path refinement and its
+mask; 1 (no ``format_version`` attribute) had neither."""
 
 
 def subgame_name(a, b, c):
@@ -69,7 +84,8 @@ def write_subgame(path, arrays, attrs):
     arrays : dict of str -> numpy array
         :data:`ARRAYS` (see the module docstring).
     attrs : dict
-        JSON-able attributes (numpy scalars allowed); ``arrays`` and ``checksum`` are set here.
+        JSON-able attributes (numpy scalars allowed); ``arrays``, ``format_version`` and
+        ``checksum`` are set here.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -123,7 +139,8 @@ def _write_zarr(path, arrays, attrs):
     if record:
         attrs = dict(attrs, **{RECORD_KEY: record})
     # through JSON first, so that the checksum covers exactly what zarr stores and returns
-    attrs = json.loads(json.dumps(dict(attrs, arrays=meta), default=_json_scalar, allow_nan=True))
+    attrs = json.loads(json.dumps(dict(attrs, arrays=meta, format_version=FORMAT_VERSION),
+                                  default=_json_scalar, allow_nan=True))
     root = zarr.open_group(str(path), mode="w")
     for name, arr in arrays.items():
         root.create_array(name, data=arr)
@@ -160,8 +177,8 @@ def read_subgame(path, arrays=True):
     CorruptResultError
         If the attributes or an array cannot be read or do not match their checksums (an edited
         value, a corrupt chunk), or the score and vira class stored are not those of the file's
-        name (another subgame copied over it); the message names the file and the command that
-        rebuilds it.
+        name (another subgame copied over it), or it is of another format version
+        (:data:`FORMAT_VERSION`); the message names the file and the command that rebuilds it.
     """
     path = Path(path)
     if not (path / "zarr.json").exists():
@@ -174,6 +191,7 @@ def read_subgame(path, arrays=True):
         raise corrupt(path / "zarr.json", f"cannot be read ({err})", hint) from err
     attrs = verify_json(doc, path / "zarr.json", hint)
     _check_identity(path, attrs, hint)
+    _check_version(path, attrs, hint)
     meta = attrs.get("arrays")
     if not isinstance(meta, dict) or set(meta) != set(ARRAYS):
         raise corrupt(path / "zarr.json", f"lists the arrays {meta!r}, not {list(ARRAYS)}", hint)
@@ -208,6 +226,17 @@ def _check_identity(path, attrs, hint):
     if attrs.get("score") != [a, b] or attrs.get("vira_class") != c:
         raise corrupt(path / "zarr.json", f"holds subgame {attrs.get('score')} of vira class "
                       f"{attrs.get('vira_class')}, not {a}-{b} of class {c} as its name says", hint)
+
+
+def _check_version(path, attrs, hint):
+    """A subgame of another layout (:data:`FORMAT_VERSION`) is refused, naming the command that
+    solves it again: its checksums hold, but its policy lacks the off-path refinement."""
+    version = attrs.get("format_version", 1)
+    if version != FORMAT_VERSION:
+        raise CorruptResultError(
+            f"{path} is a solved subgame of format version {version}, written before the policy "
+            "held a best response off the equilibrium path; this version of strongsolve reads "
+            f"format {FORMAT_VERSION} only. Solve it again with `{hint(path)}`")
 
 
 def list_solved(results):

@@ -24,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from ....kernels import forest_cfr, public_cfr
-from ....kernels.cfr import reach_probabilities, solve
+from ....kernels.cfr import evaluate, reach_probabilities, solve
+from ....kernels.off_path import OFF_PATH_REACHES, refine_forest, refine_tabular
 from ....kernels.options import njit
 from ....kernels.sequence_lp import solve_lp
 from ....progress import Task
@@ -383,7 +384,8 @@ def _spilled(spill_dir, s, c, rnd, table, prm):
     try:
         meta = json.loads(meta_path.read_text())
         if (meta.pop("solved_with") != _solved_with(prm)
-                or meta["utility"] != [float(u) for u in table]):
+                or meta["utility"] != [float(u) for u in table]
+                or "off_path" not in meta["arrays"]):  # spilled before the off-path refinement
             return None
         maps = {}
         for name in meta["arrays"] + ["regret", "strat_sum"]:
@@ -588,9 +590,11 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
                     check_every=prm["check_every"], warm_start=warm, validate=validate,
                     progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     reach = reach_probabilities(tree.game, res.strategy)
+    refined = _off_path(s, c, res, lambda st, tau: refine_tabular(tree.game, st, tau),
+                        lambda st: evaluate(tree.game, st), prm["target_nash_conv"])
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
-                   tree.infoset_key, tree.hands, t0, c0, tree.face_down)
+                   tree.infoset_key, tree.hands, t0, c0, refined, tree.face_down)
 
 
 def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, public=False):
@@ -618,22 +622,72 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         warm_start=warm, overwrite_warm_start=True,
         progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     n_nodes = public_cfr.deal_node_count(forest) if public else forest.n_nodes
+    if public:  # the refinement runs deal by deal: the forest of the same keys and slots
+        keys, ptr = forest.infoset_key, forest.infoset_ptr
+        del forest  # before the forest's arrays: the job's peak stays one tree's
+        forest = build_raise_forest(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                                    three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
+        forest.set_utilities(table)
+        if not (np.array_equal(keys, forest.infoset_key) and np.array_equal(ptr, forest.infoset_ptr)):
+            raise RuntimeError(f"score {s[0]}-{s[1]} class {c}: the public tree and the forest lay "
+                               "out different information sets")
+    refined = _off_path(s, c, res, lambda st, tau: refine_forest(forest, st, tau),
+                        lambda st: forest_cfr.evaluate(forest, st), prm["target_nash_conv"])
     return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
-                   forest.infoset_key, forest.hands, t0, c0)
+                   forest.infoset_key, forest.hands, t0, c0, refined)
+
+
+def _off_path(s, c, res, refine, evaluate_profile, target):
+    """The policy to store: the solve's average strategy refined off the equilibrium path
+    (kernels/off_path.py, one best-response pass per player) at the largest threshold of
+    ``OFF_PATH_REACHES`` whose refined profile keeps the value within ``target`` of the solve's
+    and the NashConv at most the larger of the solve's and ``target``; and the record's entries of
+    the refinement: ``off_path`` (bool[I]), ``off_path_reach`` (the threshold), ``off_path_sets``,
+    ``off_path_seconds`` (the refinements), ``off_path_check_seconds`` (the refined profiles'
+    evaluations), ``off_path_value`` and ``off_path_nash_conv`` (the refined profile's).
+
+    Raises
+    ------
+    RuntimeError
+        If even the threshold 0 moves the value or raises the NashConv (rows the profile never
+        reaches cannot: a fault of the refinement).
+    """
+    seconds = check = 0.0
+    for tau in OFF_PATH_REACHES:
+        t = time.perf_counter()
+        policy, off = refine(res.strategy, tau)
+        seconds += time.perf_counter() - t
+        t = time.perf_counter()
+        ev = evaluate_profile(policy)
+        check += time.perf_counter() - t
+        # 1e-12: the public tree's solve is evaluated again on the forest, whose sums over hands
+        # run in another order (kernels/public_cfr.py)
+        if (abs(ev["value"] - res.value) <= target
+                and ev["nash_conv"] <= max(res.nash_conv, target) + 1e-12):
+            break
+    else:
+        raise RuntimeError(f"score {s[0]}-{s[1]} class {c}: the off-path refinement moved the "
+                           f"value from {res.value:.9f} to {ev['value']:.9f} and the NashConv from "
+                           f"{res.nash_conv:.2e} to {ev['nash_conv']:.2e}, beyond the target "
+                           f"{target:.1e}, even at own reach 0")
+    return dict(policy=policy, off_path=off, off_path_reach=tau, off_path_sets=int(off.sum()),
+                off_path_seconds=seconds, off_path_check_seconds=check,
+                off_path_value=float(ev["value"]), off_path_nash_conv=float(ev["nash_conv"]))
 
 
 def _record(s, c, table, prune, caps, n_nodes, n_infosets, p_nobody, res, infoset_ptr,
-            infoset_key, hands, t0, c0, face_down=False):
-    """The tuple ``_solve_one`` returns (its docstring)."""
+            infoset_key, hands, t0, c0, refined, face_down=False):
+    """The tuple ``_solve_one`` returns (its docstring); ``refined``: ``_off_path``'s dict."""
     record = dict(value=res.value, nash_conv=res.nash_conv, exploitability=res.exploitability,
                   iterations=res.iterations, seconds=time.perf_counter() - t0,
                   cpu_seconds=time.process_time() - c0, utility=table.tolist(),
                   n_nodes=n_nodes, p_nobody=p_nobody, n_infosets=n_infosets, prune=prune,
                   raise_caps=list(caps), face_down=face_down,
                   max_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  arrays=dict(policy=res.strategy, infoset_ptr=infoset_ptr, infoset_key=infoset_key,
-                              hands=hands),
+                  **{k: v for k, v in refined.items() if k.startswith("off_path_")},
+                  arrays=dict(policy=refined["policy"], off_path=refined["off_path"],
+                              infoset_ptr=infoset_ptr, infoset_key=infoset_key, hands=hands),
                   # (iterations, NashConv) of the solve's checks: the convergence, and what a
                   # continued solve schedules its checks from (saved.write_accumulators)
                   checks=[[int(t), float(e)] for t, e in getattr(res, "checks", [])])

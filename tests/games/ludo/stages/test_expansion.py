@@ -227,7 +227,9 @@ def test_cli_rolls_and_race(tmp_path, capsys):
     assert main(["ludo", "race", str(race), "--pieces", "2", "--json", "--position", "1,3/0,4",
                  "--policy-out", str(policy), "--output", str(result)]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out == json.loads(result.read_text())
+    # the file is the printed result and its checksum (store.checksums)
+    saved = json.loads(result.read_text())
+    assert saved.pop("checksum").startswith("sha256:") and out == saved
     ref = naive.race_values(naive_board(RACES[0][0]), 2)
     assert out["win_probability"] == pytest.approx(ref[(0, 0), (0, 0)], abs=1e-9)
     assert [m["face"] for m in out["positions_queried"][0]["moves"]] == [1, 2, 3]

@@ -129,7 +129,8 @@ def measure(source, stage, ages, config, client, workdir, memory_limit):
     rec = {"stage": stage, "config": config, "ages": ages, "threads": threads, "wall_s": wall,
            "cpu_s": cpu + worker_cpu + (time.process_time() - own_cpu if address else 0.0),
            "stage_process_cpu_s": cpu, "workers_cpu_s": worker_cpu, "stage_peak_rss_bytes": rss,
-           "log": [line for line in err.splitlines() if line.startswith(f"{stage} age ")]}
+           # the per-age lines are on stdout (the status line on stderr)
+           "log": [line for line in (out + "\n" + err).splitlines() if line.startswith(f"{stage} age ")]}
     # the stage's own seconds per age (its log: "computed in X s"), without the process start-up
     rec["computed_s"] = sum(float(line.rsplit("computed in ", 1)[1].split()[0]) for line in rec["log"]
                             if "computed in " in line)

@@ -61,7 +61,7 @@ def start_orphan(run_dir, source, age):
 def start_forward(run_dir, ages, err_path):
     with open(err_path, "w") as err:
         return subprocess.Popen([*STRONGSOLVE, "2048", "forward", str(run_dir), "--rows", "2",
-                                 "--cols", "3", "--ages", ages], stdout=subprocess.DEVNULL,
+                                 "--cols", "3", "--ages", ages], stdout=err,  # per-age lines
                                 stderr=err, env=ENV)
 
 

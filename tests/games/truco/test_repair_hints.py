@@ -22,7 +22,7 @@ COMMAND = "snakemake --cores all --config 'games=[truco]' 'truco={row11_groups: 
 
 def stand_in(c):
     """Arrays and attributes shaped as a stored subgame's (saved.py), for the 11-11 hand."""
-    arrays = dict(policy=np.array([0.25, 0.75]), infoset_ptr=np.array([0, 2]),
+    arrays = dict(policy=np.array([0.25, 0.75]), off_path=np.array([False]), infoset_ptr=np.array([0, 2]),
                   infoset_key=np.array([7]), hands=np.array([[1, 2, 3]]))
     return subgame_name(11, 11, c), arrays, dict(score=[11, 11], vira_class=c, eleven=-1, value=0.5)
 

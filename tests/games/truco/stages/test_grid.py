@@ -455,8 +455,8 @@ def test_an_empty_checkpoint_array_is_ignored(tmp_path, capsys):
 @pytest.mark.parametrize("solver", ["public", "tabular"])
 def test_a_subgame_continued_from_its_kept_accumulators_is_the_unbroken_solve(tmp_path, solver):
     """Accumulators kept beside a subgame (written and read back through the store, checksummed)
-    continue its DCFR where it stopped: the continued solve's average strategy is bit for bit that
-    of one unbroken run of as many iterations."""
+    continue its DCFR where it stopped: the continued solve's regrets and strategy sums are bit for
+    bit those of one unbroken run of as many iterations."""
     from strongsolve.games.truco.saved import read_accumulators, write_accumulators
     from strongsolve.games.truco.stages.groups import _solve_one
 
@@ -479,12 +479,13 @@ def test_a_subgame_continued_from_its_kept_accumulators_is_the_unbroken_solve(tm
     cont = _solve_one(s, c, pairs, table, prm(target_nash_conv=1e-5), kept, None, True)
     total = cont[2]["iterations"]
     assert total > iters and cont[2]["nash_conv"] <= 1e-5
-    # one run of `total` iterations from nothing (a target it cannot reach before the budget ends)
-    unbroken = _solve_one(s, c, pairs, table, prm(target_nash_conv=1e-300, max_iterations=total),
+    # one run of `total` iterations from nothing (a target it does not reach before the budget
+    # ends): the same accumulators and the same average strategy's value
+    unbroken = _solve_one(s, c, pairs, table, prm(target_nash_conv=1e-9, max_iterations=total),
                           None, None, True)
     assert unbroken[2]["iterations"] == total
-    assert np.array_equal(np.asarray(cont[2]["arrays"]["policy"]),
-                          np.asarray(unbroken[2]["arrays"]["policy"]))
+    for a, b in zip(cont[3][:2], unbroken[3][:2]):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
     assert cont[2]["value"] == unbroken[2]["value"]
 
 

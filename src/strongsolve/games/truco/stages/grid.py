@@ -19,6 +19,10 @@ row may also come from the row-11 workflow, ``truco/row11``) and ``results/truco
 for a small deck.
 
 Run as ``strongsolve truco grid-tier --tier t1 ...`` (one Snakemake job per tier).
+
+Why one module of more than 500 lines: the tier driver, its resume and tightening rules (which
+stored subgames to keep, solve again, or continue from kept accumulators) and the grid's summary
+read the same layout and the same checks; split, each half would import the other's internals.
 """
 
 import json

@@ -199,7 +199,7 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print,
     results : path
         The results directory (the deck's root is derived from it, ``deck_root``).
     params : dict
-        Overrides of ``solve.DEFAULTS``.
+        Overrides of ``groups.DEFAULTS`` (the solve parameters, checked by ``groups.check_params``).
     deck : Deck or None
         The full deck by default.
     min_score : int

@@ -199,7 +199,7 @@ def test_the_sets_the_opponent_made_unreachable_are_refined_too():
     # a pure profile: the sets after the other player's deviation have own reach 1, off the path
     # only through the opponent's reach; each is a best response (the reference) like the others
     g = _eleven_tree().game
-    strategy = _pure_profile(g, 3)
+    strategy = _pure_profile(g, 0)
     refined, off = refine_tabular(g, strategy)
     nested = naive.truco_nested_from_tabular(g)
     ptr = g.infoset_ptr

@@ -45,9 +45,10 @@ def _eleven_tree():
     return tree
 
 
-def _check_against_naive(game, strategy, refined, off, tau=OFF_PATH_REACH):
-    """Every off-path set of the reference is off here, its proposed move's value is the best
-    available (1e-9) and the move is pure; returns the number of off-path sets checked."""
+def _check_against_naive(game, strategy, refined, off, tau=OFF_PATH_REACH, unreached=True):
+    """Every set off the path under the profile or under the refined one (the reference) is off
+    here; at every set off here the proposed move is pure and its value is the best available
+    (1e-9) against the refined profile; returns the number of off-path sets checked."""
     nested = naive.truco_nested_from_tabular(game)
     ptr = game.infoset_ptr
 
@@ -58,19 +59,22 @@ def _check_against_naive(game, strategy, refined, off, tau=OFF_PATH_REACH):
         return [float(x) for x in refined[ptr[key]:ptr[key] + n]]
 
     checked = 0
+    marked = {int(i) for i in np.flatnonzero(off)}
     for p in range(2):
-        sets = naive.truco_off_path_beliefs(nested, stored, p, tau)
-        mine = {int(i) for i in np.flatnonzero(off)
+        mine = {i for i in marked
                 if game.node_player[np.flatnonzero(game.node_infoset == i)[0]] == p}
+        for profile in (stored, proposed):
+            assert set(naive.truco_off_path_beliefs(nested, profile, p, tau, unreached)) <= mine
+        sets = naive.truco_off_path_beliefs(nested, stored, p, tau, unreached, force=mine)
         assert set(sets) == mine
         for key, members in sets.items():
             row = refined[ptr[key]:ptr[key + 1]]
             assert sorted(row.tolist())[-1] == 1.0 and np.count_nonzero(row) == 1
-            # the refined profile from here on: p's refined rows, the opponent's stored ones
-            mixed = lambda k, n: proposed(k, n) if k in sets else stored(k, n)  # noqa: E731
+            # the refined profile from here on, both players' refined rows: p's move is the best
+            # any continuation of p gets against the opponent's refined strategy
             total = sum(w for _, w in members)
-            got = sum(w * naive.truco_continuation_value(n, mixed) for n, w in members) / total
-            best = naive.truco_best_continuation(members, stored, p)
+            got = sum(w * naive.truco_continuation_value(n, proposed) for n, w in members) / total
+            best = naive.truco_best_continuation(members, proposed, p)
             assert (got >= best - 1e-9) if p == 0 else (got <= best + 1e-9), key
             checked += 1
     return checked
@@ -170,3 +174,91 @@ def test_the_exact_lp_solve_is_refined_too():
     assert np.array_equal(rec["arrays"]["off_path"], off) and off.sum() > 0
     assert np.array_equal(rec["arrays"]["policy"], refined)
     assert _check_against_naive(tree.game, raw, refined, off, rec["off_path_reach"]) == off.sum()
+
+
+def _own_reach(nested, strategy, player):
+    """{key: own reach} of ``player``'s information sets (the product of its own probabilities)."""
+    out = {}
+
+    def walk(node, own):
+        if node["kind"] == "terminal":
+            return
+        probs = (node["probs"] if node["kind"] == "chance"
+                 else strategy(node["key"], len(node["children"])))
+        mine = node["kind"] == "decision" and node["player"] == player
+        if mine:
+            out[node["key"]] = own
+        for p, c in zip(probs, node["children"]):
+            walk(c, own * p if mine else own)
+
+    walk(nested, 1.0)
+    return out
+
+
+def test_the_sets_the_opponent_made_unreachable_are_refined_too():
+    # a pure profile: the sets after the other player's deviation have own reach 1, off the path
+    # only through the opponent's reach; each is a best response (the reference) like the others
+    g = _eleven_tree().game
+    strategy = _pure_profile(g, 0)
+    refined, off = refine_tabular(g, strategy)
+    nested = naive.truco_nested_from_tabular(g)
+    ptr = g.infoset_ptr
+
+    def stored(key, n):
+        return [float(x) for x in strategy[ptr[key]:ptr[key] + n]]
+
+    for p in range(2):
+        own = _own_reach(nested, stored, p)
+        theirs = [k for k in naive.truco_off_path_beliefs(nested, stored, p, OFF_PATH_REACH)
+                  if own[k] == 1.0]
+        assert theirs and all(off[k] for k in theirs)
+        # at least one of them moves: the profile's row was not the best response
+        assert any(not np.array_equal(refined[ptr[k]:ptr[k + 1]], strategy[ptr[k]:ptr[k + 1]])
+                   for k in theirs)
+    assert _check_against_naive(g, strategy, refined, off) == off.sum()
+
+
+def test_a_rarely_reached_set_drops_a_dominated_move():
+    """The threshold ladder of a solve (groups._off_path) from 1e-1: on a 7-card raise tree solved
+    to 1e-4, the first threshold is taken, and at information sets its player's own strategy
+    reaches with a probability between 1e-3 and 1e-1, where the CFR average keeps weight on a move
+    worse by more than 0.1 than the best (the reference's values against the refined profile), the
+    refined row is the best move."""
+    from strongsolve.games.truco.stages.groups import _off_path
+    from strongsolve.kernels.off_path import OFF_PATH_REACHES
+
+    g = _raise_tree((1, 1), 11)[0].game
+    target = 1e-4
+    res = _solve(g, target)
+    rec = _off_path((11, 11), 0, res, lambda st, tau, unreached: refine_tabular(g, st, tau, unreached),
+                    lambda st: cfr.evaluate(g, st), target)
+    assert rec["off_path_reach"] == OFF_PATH_REACHES[0] == 1e-1 and rec["off_path_unreached"]
+    policy = rec["policy"]
+    assert abs(rec["off_path_value"] - res.value) <= target
+    assert rec["off_path_nash_conv"] <= max(res.nash_conv, target)
+    nested = naive.truco_nested_from_tabular(g)
+    ptr = g.infoset_ptr
+
+    def raw(key, n):
+        return [float(x) for x in res.strategy[ptr[key]:ptr[key] + n]]
+
+    def proposed(key, n):
+        return [float(x) for x in policy[ptr[key]:ptr[key] + n]]
+
+    dropped = 0
+    for p in range(2):
+        wide = naive.truco_off_path_beliefs(nested, raw, p, 1e-1, unreached=False)
+        narrow = naive.truco_off_path_beliefs(nested, raw, p, OFF_PATH_REACH, unreached=False)
+        for key in set(wide) - set(narrow):
+            members = wide[key]
+            n = len(members[0][0]["children"])
+            total = sum(w for _, w in members)
+            values = [sum(w * naive.truco_continuation_value(m["children"][a], proposed)
+                          for m, w in members) / total for a in range(n)]
+            best = max(values) if p == 0 else min(values)
+            worse = [a for a in range(n) if abs(values[a] - best) > 0.1 and raw(key, n)[a] > 0]
+            row = proposed(key, n)
+            assert row.count(1.0) == 1 and abs(values[row.index(1.0)] - best) <= 1e-9
+            dropped += bool(worse)
+    assert dropped >= 2
+    assert _check_against_naive(g, res.strategy, policy, rec["off_path"], 1e-1) == rec["off_path"].sum()

@@ -173,7 +173,7 @@ def test_the_play_page_says_a_position_is_off_the_path(results):
 @pytest.mark.parametrize("c", [0, 8])
 def test_a_stored_subgame_is_refined_within_its_target(results, c):
     """The stored 11-11 policy on its tree (rebuilt from the class's deck): its mask is the
-    reference's set of information sets of own reach at most the stored threshold, its off-path rows
+    reference's set of information sets off the path at the stored rung, its off-path rows
     are pure, its value and NashConv are the stored ``off_path_*`` ones and stay within the
     solve's target of the solve's value and NashConv."""
     import numpy as np
@@ -200,11 +200,13 @@ def test_a_stored_subgame_is_refined_within_its_target(results, c):
     def stored(key, n):
         return [float(x) for x in policy[ptr[key]:ptr[key] + n]]
 
-    # a refined row is pure, so the own reach of every set below an off-path one stays at most
-    # the threshold: the reference finds the same sets on the stored policy
+    # the mask is marked again on the refined profile until nothing is added, and a refined row
+    # is pure, so the own reach of every set below an off-path one stays at most the threshold:
+    # here the reference finds the same sets on the stored policy
     found = set()
     for p in range(2):
-        found |= set(naive.truco_off_path_beliefs(nested, stored, p, attrs["off_path_reach"]))
+        found |= set(naive.truco_off_path_beliefs(nested, stored, p, attrs["off_path_reach"],
+                                                  attrs["off_path_unreached"]))
     assert found == set(np.flatnonzero(off).tolist())
     for i in np.flatnonzero(off):
         assert sorted(policy[ptr[i]:ptr[i + 1]].tolist())[-1] == 1.0
@@ -214,3 +216,66 @@ def test_a_stored_subgame_is_refined_within_its_target(results, c):
     target = attrs["params"]["target_nash_conv"]
     assert abs(ev["value"] - attrs["value"]) <= target
     assert ev["nash_conv"] <= max(attrs["nash_conv"], target)
+
+
+def test_the_line_page_says_a_position_is_off_the_path(results):
+    hand = "2s 7d 3c"
+    line, weights, _ = next(_off_path_decisions(results, hand))
+    bot = next(b for b, w in weights.items() if w > 0)
+    client = create_app(results).test_client()
+    base = (f"/truco?score0=11&score1=11&dealer=1&vira={VIRA}&hand0={hand}&hand1={bot}&line=")
+    page = html.unescape(client.get(base + " ".join(line)).get_data(as_text=True))
+    note = OFF_PATH_NOTE[0].upper() + OFF_PATH_NOTE[1:] + "."
+    k = len(line)  # the decision's index in the line
+    assert f'<p class="off-path" id="off-path-{k}">{note}</p>' in page, page
+    assert 'id="off-path-0"' not in page  # the deal's first decision is on the path
+    start = html.unescape(client.get(base).get_data(as_text=True))
+    assert 'id="step-0"' in start and "off-path" not in start
+
+
+def test_the_play_page_names_actions_whose_values_tie(results):
+    """At the end of a hand, each decision's actions whose values (the user's match-win
+    probability with the hands as dealt, recomputed here from the CLI's answers) are within the
+    solve's NashConv of the best are marked "← tie" and named in a line; a lone best is "← best"."""
+    import re
+
+    client = create_app(results).test_client()
+    seen = {"tie": 0, "best": 0}
+    hand = "2s 7d 3c"
+    bots = [" ".join(b) for b in itertools.combinations([c for c in DECK if c not in hand.split()], 3)]
+    for bot in bots:
+        base = (f"/truco/play?score0=11&score1=11&dealer=1&vira={VIRA}&you=0&seed=5&hand0={hand}"
+                f"&hand1={bot}&line=")
+        line = []
+        page = html.unescape(client.get(base).get_data(as_text=True))
+        while 'id="hand-over"' not in page:  # the user plays the first card offered each time
+            line = re.search(r'<span id="play-line">([^<]*)</span>', page).group(1)
+            line = [] if line == "(none)" else line.split()
+            card = re.search(r'id="act-([^"]+)"', page).group(1)
+            page = html.unescape(client.get(base + " ".join(line + [card])).get_data(as_text=True))
+        line = re.search(r'<span id="play-line">([^<]*)</span>', page).group(1).split()
+        for k in range(0, len(line)):
+            if line[k] not in hand.split():
+                continue
+            out = _mix(results, hand, line[:k])
+            if len(out["actions"]) < 2:
+                continue
+            values = {a["cards"][0]: _value(results, (hand, bot), line[:k] + [a["cards"][0]], {})
+                      for a in out["actions"]}  # player 0 is mano and the user
+            top = max(values.values())
+            tied = [c for c in values if top - values[c] <= out["nash_conv"]]
+            marks = re.findall(rf'<tr id="dec-{k}-\d+"[^>]*><td class="label">play ([^<]+)</td>'
+                               r'.*?<td class="mark">([^<]*)</td>', page)
+            assert marks, page
+            want = "← tie" if len(tied) > 1 else "← best"
+            assert [(c, m) for c, m in marks] == [(c, want if c in tied else "") for c, _ in marks]
+            note = re.search(rf'<p class="tie" id="tie-{k}">([^<]*)</p>', page)
+            if len(tied) > 1:
+                names = [f"play {c}" for c, _ in marks if c in tied]
+                assert note.group(1).startswith(", ".join(names[:-1]) + f" and {names[-1]} tie at "
+                                                f"{top:.6f}"), note.group(1)
+                seen["tie"] += 1
+            else:
+                assert note is None
+                seen["best"] += 1
+    assert seen["tie"] > 0 and seen["best"] > 0, seen

@@ -713,32 +713,46 @@ if __name__ == "__main__":
 # player 0's utility) against the opponent's strategy, by enumerating p's pure continuations.
 # ---------------------------------------------------------------------------------------------
 
-def truco_off_path_beliefs(tree, strategy, player, tau):
+def truco_off_path_beliefs(tree, strategy, player, tau, unreached=True, force=()):
     """{key: [(node, weight)]} of ``player``'s information sets off the path, their nodes with the
-    beliefs' weights (nodes of weight 0 left out); ``strategy(key, n) -> probabilities``."""
-    sets = {}
+    beliefs' weights (nodes of weight 0 left out); ``strategy(key, n) -> probabilities``. A set is
+    off the path when the player's own reach is at most ``tau``, or (``unreached``) no node of it
+    has positive chance-and-opponent reach, or its key is in ``force``, or the player's previous
+    set on the way is off the path."""
+    nodes = {}  # key -> [(node, weight, deviations, chance x opponent reach)]
+    own_of, parent_of = {}, {}
 
-    def walk(node, own, weight, deviations):
+    def walk(node, own, weight, deviations, reach, last):
         if node["kind"] == "terminal":
             return
         if node["kind"] == "chance":
             for p, c in zip(node["probs"], node["children"]):
-                walk(c, own, weight * p, deviations)
+                walk(c, own, weight * p, deviations, reach * p, last)
             return
         probs = strategy(node["key"], len(node["children"]))
         if node["player"] == player:
-            if own <= tau:
-                sets.setdefault(node["key"], []).append((node, weight, deviations))
+            nodes.setdefault(node["key"], []).append((node, weight, deviations, reach))
+            own_of[node["key"]], parent_of[node["key"]] = own, last
             for p, c in zip(probs, node["children"]):
-                walk(c, own * p, weight, deviations)
+                walk(c, own * p, weight, deviations, reach, node["key"])
         else:
             for p, c in zip(probs, node["children"]):
-                walk(c, own, weight * p if p > 0 else weight, deviations + (p == 0))
+                walk(c, own, weight * p if p > 0 else weight, deviations + (p == 0), reach * p,
+                     last)
 
-    walk(tree, 1.0, 1.0, 0)
+    walk(tree, 1.0, 1.0, 0, 1.0, None)
+
+    def is_off(key):
+        parent = parent_of[key]
+        return (key in force or own_of[key] <= tau
+                or (unreached and all(r == 0 for *_, r in nodes[key]))
+                or (parent is not None and is_off(parent)))
+
     out = {}
-    for key, members in sets.items():
-        live = [(n, w, d) for n, w, d in members if w > 0]
+    for key, members in nodes.items():
+        if not is_off(key):
+            continue
+        live = [(n, w, d) for n, w, d, _ in members if w > 0]
         fewest = min((d for _, _, d in live), default=0)
         out[key] = [(n, w) for n, w, d in live if d == fewest]
     return out

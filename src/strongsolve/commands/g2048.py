@@ -131,6 +131,7 @@ def _solve(args):
 
 def _query(args):
     from ..games.g2048.advice import Solution, format_value
+    from .. import ties
     from ..games.g2048.move_table import best_moves
     from ..games.g2048.rules.boardtext import draw_board, parse_board
 
@@ -168,7 +169,7 @@ def _query(args):
         print(f"{m['move']:<6} {m['reward']:>8g} {format_value(m['afterstate_value'], sol.objective):>18} "
               f"{format_value(m['total'], sol.objective):>18}{mark}")
     if len(best) > 1:
-        print(f"{', '.join(best[:-1])} and {best[-1]} tie: each is optimal")
+        print(ties.tie_note(best) + ": each is optimal")
 
 
 def _play(args):

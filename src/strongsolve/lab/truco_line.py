@@ -5,13 +5,15 @@ Each decision is answered by :func:`games.truco.advice.policy_line` (``strongsol
 --line``) for the player to act, with that player's hand, so the page shows the CLI's numbers. The
 state travels in the URL (hands, line); a fold ends the line (``fold`` as its last token, which the
 lab strips before asking the CLI, since a line never holds a fold). Abstract card classes are shown
-as the physical cards of the hand that fall in them; a click plays one of those cards.
+as the physical cards of the hand that fall in them; a click plays one of those cards. A decision
+off the equilibrium path (after a deviation of either player) says so, as on the play page: its
+policy is a best response to the other player's strategy (kernels/off_path.py).
 """
 
 import random
 from urllib.parse import urlencode
 
-from ..games.truco.advice import policy_line
+from ..games.truco.advice import OFF_PATH_NOTE, policy_line
 from ..games.truco import rules as R
 from ..games.truco.line import fold_state, hand_outcome, replay_line
 from .layout import esc
@@ -73,6 +75,14 @@ LIKELY_NOTE = ('<p class="note likely-note">Highlighted probability: the most li
                "mix (every one of them when they tie).</p>")
 
 
+def off_path_note(out, k):
+    """The off-path line of a decision's answer ``out`` (:func:`games.truco.advice.policy_line`;
+    empty on the path), element id ``off-path-<k>`` (HTML)."""
+    if not out["off_path"]:
+        return ""
+    return f'<p class="off-path" id="off-path-{k}">{esc(OFF_PATH_NOTE[0].upper() + OFF_PATH_NOTE[1:])}.</p>'
+
+
 def action_token(action, card=None):
     """The line token of an action label of :func:`games.truco.line.action_labels`."""
     if card is not None:
@@ -127,8 +137,8 @@ def _outcome(a, b, vira, line, mano, dealer):
 def line_html(results, score, dealer, vira, hand0, hand1, line):
     """HTML of the line section: one table per decision (ids ``mix-<k>``, rows ``step-<k>-<i>``
     with cells ``label`` and ``prob``, the chosen row of class ``chosen``, the most likely rows of
-    class ``likely``: :func:`most_likely`), and links that extend
-    the line (ids ``do-<token>``). Raises ValueError or FileNotFoundError as ``policy_line``."""
+    class ``likely``: :func:`most_likely`), the off-path line of a decision off the equilibrium
+    path (:func:`off_path_note`) and links that extend the line (ids ``do-<token>``). Raises ValueError or FileNotFoundError as ``policy_line``."""
     hands = check_deal(hand0, hand1, vira)
     steps, ended = _steps(score, dealer, vira, hands, line, results)
     base = dict(score0=score[0], score1=score[1], dealer=dealer, vira=vira, hand0=hand0, hand1=hand1)
@@ -152,7 +162,7 @@ def line_html(results, score, dealer, vira, hand0, hand1, line):
         note = " (a raise the lossless pruning drops: accept)" if res["pruned_raise"] else ""
         out.append(f'<li id="step-{k}">after <i>{esc(" ".join(prefix) or "(the deal)")}</i>: player '
                    f'{res["player"]} to act, holding {esc(" ".join(res["hand"]))}{note}'
-                   f'<table class="values" id="mix-{k}"><tr><th>action</th><th>probability</th></tr>'
+                   + off_path_note(res, k) + f'<table class="values" id="mix-{k}"><tr><th>action</th><th>probability</th></tr>'
                    + "".join(rows) + "</table>"
                    + (f'<p id="choices">your move: {" ".join(links)}</p>' if links else "") + "</li>")
     out.append("</ol>" + LIKELY_NOTE)

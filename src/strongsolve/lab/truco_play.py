@@ -8,7 +8,9 @@ strategy (kernels/off_path.py), not an equilibrium mix.
 The value of an action is the user's match-win probability if they take it and then both players
 follow the equilibrium, with the two hands as dealt (known once the hand is over): an expectation
 over the rest of the hand's tree under both mixes, its leaves scored by the subgame's stored
-utility table (mano's match-win probability of each outcome code, games/truco/tree.py). The state
+utility table (mano's match-win probability of each outcome code, games/truco/tree.py); the actions
+whose values tie the best one within the solve's NashConv are marked and named (strongsolve/ties.py,
+the 2048 tables' rule). The state
 travels in the URL (deal seed, line), so the server keeps nothing.
 """
 
@@ -17,7 +19,8 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, current_app, request
 
-from ..games.truco.advice import OFF_PATH_NOTE, policy_line
+from .. import ties
+from ..games.truco.advice import policy_line
 from ..games.truco import rules as R
 from ..games.truco.line import fold_state, replay_line
 from ..games.truco.subgames import check_score
@@ -25,7 +28,8 @@ from ..games.truco.tree import FOLD, NOBODY, ladder_outcome
 from ..store.errors import CorruptLayerError
 from .inputs import SEED_LIMIT, whole_number
 from .layout import esc, render_page
-from .truco_line import LIKELY_NOTE, action_token, check_deal, most_likely, random_deal, row_class
+from .truco_line import (LIKELY_NOTE, action_token, check_deal, most_likely, off_path_note,
+                         random_deal, row_class)
 
 blueprint = Blueprint("truco_play", __name__)
 
@@ -103,14 +107,6 @@ def bot_token(out, seed, k):
     return first_token(acts[-1])  # rounding: the probabilities sum to 1 within 1e-12
 
 
-def _off_path_note(out, k):
-    """The off-path line of a decision's answer ``out`` (empty on the path), element id
-    ``off-path-<k>``."""
-    if not out["off_path"]:
-        return ""
-    return f'<p class="off-path" id="off-path-{k}">{esc(OFF_PATH_NOTE[0].upper() + OFF_PATH_NOTE[1:])}.</p>'
-
-
 def _inputs(errors):
     args = request.args
     try:
@@ -165,7 +161,7 @@ def play():
                 href = "/truco/play?" + urlencode(dict(state_args, line=" ".join(line + [t])))
                 text = f"play {t}" if t in act["cards"] else t
                 links.append(f'<a class="do" id="act-{esc(t)}" href="{esc(href)}">{esc(text)}</a>')
-        body.append(f'<p id="your-turn">Your move: {" ".join(links)}</p>' + _off_path_note(out, "now"))
+        body.append(f'<p id="your-turn">Your move: {" ".join(links)}</p>' + off_path_note(out, "now"))
         return render_page("Truco: play a hand", "\n".join(body), errors)
     utility = float(hand.cache["attrs"]["utility"][code])
     mine_value = utility if hand.mano == you else 1.0 - utility
@@ -181,20 +177,26 @@ def play():
             continue
         rows = []
         likely = most_likely(out["actions"])
+        labels = [act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
+                  for act in out["actions"]]
+        values = []
+        for act in out["actions"]:
+            v = hand.value(line[:k] + [first_token(act)], memo)
+            values.append(v if hand.mano == you else 1.0 - v)
+        # values within the solve's NashConv tie (strongsolve/ties.py, as the 2048 tables)
+        top = ties.best(labels, values, 0.0, out["nash_conv"])
         for i, act in enumerate(out["actions"]):
-            t = first_token(act)
-            v = hand.value(line[:k] + [t], memo)
-            v = v if hand.mano == you else 1.0 - v
             chosen = line[k] in ([action_token(act["action"], c) for c in act["cards"]]
                                  or [action_token(act["action"])])
-            label = act["action"] + (" " + "/".join(act["cards"]) if act["cards"] else "")
+            mark = ("← tie" if len(top) > 1 else "← best") if labels[i] in top else ""
             rows.append(f'<tr id="dec-{k}-{i}"{row_class(chosen and "chosen", i in likely and "likely")}>'
-                        '<td class="label">'
-                        f'{esc(label)}</td><td class="prob">{act["probability"]:.6f}</td>'
-                        f'<td class="value">{v:.6f}</td></tr>')
+                        f'<td class="label">{esc(labels[i])}</td><td class="prob">{act["probability"]:.6f}'
+                        f'</td><td class="value">{values[i]:.6f}</td><td class="mark">{mark}</td></tr>')
+        tie = (f'<p class="tie" id="tie-{k}">{esc(ties.tie_note(top, f"{max(values):.6f}"))} '
+               f'(values within the solve\'s NashConv {out["nash_conv"]:.1e}).</p>' if len(top) > 1 else "")
         body.append(f'<p>after <i>{esc(" ".join(line[:k]) or "(the deal)")}</i>:</p>'
-                    + _off_path_note(out, k) + f'<table class="values" id="dec-{k}"><tr><th>action</th><th>equilibrium '
-                    "probability</th><th>your value</th></tr>" + "".join(rows) + "</table>")
+                    + off_path_note(out, k) + f'<table class="values" id="dec-{k}"><tr><th>action</th><th>equilibrium '
+                    "probability</th><th>your value</th><th></th></tr>" + "".join(rows) + "</table>" + tie)
     body.append(LIKELY_NOTE)
     again = {k: v for k, v in dict(state_args, seed=seed + 1).items() if k not in ("hand0", "hand1")}
     body.append(f'<p><a id="again" href="/truco/play?{esc(urlencode(again))}">another hand</a></p>')

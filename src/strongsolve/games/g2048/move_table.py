@@ -1,7 +1,7 @@
 """A 2048 query's moves as people read them: ties named, values rounded to what tells them apart,
 and a legend of the columns (used by ``strongsolve 2048 query`` and the lab's 2048 pages)."""
 
-import math
+from ... import ties
 
 TIE_REL, TIE_ABS = 1e-11, 1e-13
 """Two totals within this (relative, absolute) tolerance tie: float64 sums taken in different
@@ -17,17 +17,15 @@ LEGEND = {
 
 
 def tie(a, b):
-    """True when two values (float) are equal up to rounding (:data:`TIE_REL`, :data:`TIE_ABS`)."""
-    return math.isclose(a, b, rel_tol=TIE_REL, abs_tol=TIE_ABS)
+    """True when two values (float) are equal up to rounding (:data:`TIE_REL`, :data:`TIE_ABS`;
+    the shared rule of strongsolve/ties.py)."""
+    return ties.tie(a, b, TIE_REL, TIE_ABS)
 
 
 def best_moves(moves):
     """Names of every move whose total ties the highest one, in the order of ``moves`` (the list
     of :meth:`Solution.moves`); empty when no move is legal."""
-    if not moves:
-        return []
-    top = max(m["total"] for m in moves)
-    return [m["move"] for m in moves if tie(m["total"], top)]
+    return ties.best([m["move"] for m in moves], [m["total"] for m in moves], TIE_REL, TIE_ABS)
 
 
 def distinguishing_decimals(columns, objective):
@@ -77,8 +75,7 @@ def move_table(q, objective):
     best = best_moves(moves)
     note = None
     if len(best) > 1:
-        note = (f"{', '.join(best[:-1])} and {best[-1]} tie at {max(m['total'] for m in moves):.{d}f}: "
-                "each is optimal")
+        note = ties.tie_note(best, f"{max(m['total'] for m in moves):.{d}f}") + ": each is optimal"
     rows = [{"move": m["move"], "reward": f"{m['reward']:g}", "afterstate_value":
              f"{m['afterstate_value']:.{d}f}", "total": f"{m['total']:.{d}f}",
              "best": m["move"] in best} for m in moves]

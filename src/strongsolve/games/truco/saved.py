@@ -7,14 +7,16 @@ zero-padded, ``c`` the vira class). A group holds
   ``infoset_ptr[i]:infoset_ptr[i+1]`` (hand of eleven: [play, fold]; a card: the distinct types of
   the unplayed cards, ascending), refined off the equilibrium path: at an information set that
   its player's own strategy reaches with probability at most the attribute ``off_path_reach``
-  (one of ``kernels.off_path.OFF_PATH_REACHES``), a best response to the opponent's strategy from
-  there (that module defines it)
+  (one of ``kernels.off_path.OFF_PATH_REACHES``), or (attribute ``off_path_unreached`` true) that
+  the opponent's strategy never reaches, a best response to the other player's refined strategy
+  from there (that module defines it)
 - ``off_path`` bool[I]: which information sets are off the path (their rows are best responses)
 - ``infoset_ptr`` int64[I+1], ``infoset_key`` int64[I] (tree.HandTree.infoset_key), ``hands`` int64[H, 3]
 - attributes: ``format_version`` (:data:`FORMAT_VERSION`), ``value`` (mano's match-win
   probability), ``nash_conv``, ``exploitability`` (those of the solve's average strategy),
   ``off_path_value``, ``off_path_nash_conv`` (those of the stored, refined policy),
-  ``off_path_reach``, ``off_path_sets`` (information sets refined), ``off_path_seconds``,
+  ``off_path_reach``, ``off_path_unreached``, ``off_path_sets`` (information sets refined),
+  ``off_path_seconds``,
   ``off_path_check_seconds``, ``iterations``,
   ``seconds``, ``score``, ``vira_class``, ``eleven``, ``utility`` (the outcome table),
   ``fixed_point_residual``, ``n_nodes``; written by a workflow job, ``rerun`` (the command

@@ -590,7 +590,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
                     check_every=prm["check_every"], warm_start=warm, validate=validate,
                     progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     reach = reach_probabilities(tree.game, res.strategy)
-    refined = _off_path(s, c, res, lambda st, tau: refine_tabular(tree.game, st, tau),
+    refined = _off_path(s, c, res, lambda st, tau, unreached: refine_tabular(tree.game, st, tau, unreached),
                         lambda st: evaluate(tree.game, st), prm["target_nash_conv"])
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
@@ -631,7 +631,7 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         if not (np.array_equal(keys, forest.infoset_key) and np.array_equal(ptr, forest.infoset_ptr)):
             raise RuntimeError(f"score {s[0]}-{s[1]} class {c}: the public tree and the forest lay "
                                "out different information sets")
-    refined = _off_path(s, c, res, lambda st, tau: refine_forest(forest, st, tau),
+    refined = _off_path(s, c, res, lambda st, tau, unreached: refine_forest(forest, st, tau, unreached),
                         lambda st: forest_cfr.evaluate(forest, st), prm["target_nash_conv"])
     return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
@@ -640,23 +640,27 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
 
 def _off_path(s, c, res, refine, evaluate_profile, target):
     """The policy to store: the solve's average strategy refined off the equilibrium path
-    (kernels/off_path.py, one best-response pass per player) at the largest threshold of
-    ``OFF_PATH_REACHES`` whose refined profile keeps the value within ``target`` of the solve's
-    and the NashConv at most the larger of the solve's and ``target``; and the record's entries of
-    the refinement: ``off_path`` (bool[I]), ``off_path_reach`` (the threshold), ``off_path_sets``,
+    (kernels/off_path.py, ``refine(strategy, tau, unreached)``) at the first rung of the ladder
+    whose refined profile keeps the value within ``target`` of the solve's and the NashConv at most
+    the larger of the solve's and ``target``: the thresholds of ``OFF_PATH_REACHES`` from the
+    largest with the sets the opponent never reaches refined too, then the same thresholds without
+    them (a pure best response there can invite the opponent's deviation); and the record's
+    entries of the refinement: ``off_path`` (bool[I]), ``off_path_reach`` (the threshold),
+    ``off_path_unreached`` (bool: the sets the opponent never reaches refined), ``off_path_sets``,
     ``off_path_seconds`` (the refinements), ``off_path_check_seconds`` (the refined profiles'
     evaluations), ``off_path_value`` and ``off_path_nash_conv`` (the refined profile's).
 
     Raises
     ------
     RuntimeError
-        If even the threshold 0 moves the value or raises the NashConv (rows the profile never
-        reaches cannot: a fault of the refinement).
+        If even the last rung (own reach 0, the sets the opponent never reaches left as solved)
+        moves the value or raises the NashConv (rows the profile never reaches cannot: a fault of
+        the refinement).
     """
     seconds = check = 0.0
-    for tau in OFF_PATH_REACHES:
+    for unreached, tau in [(u, t) for u in (True, False) for t in OFF_PATH_REACHES]:
         t = time.perf_counter()
-        policy, off = refine(res.strategy, tau)
+        policy, off = refine(res.strategy, tau, unreached)
         seconds += time.perf_counter() - t
         t = time.perf_counter()
         ev = evaluate_profile(policy)
@@ -670,8 +674,9 @@ def _off_path(s, c, res, refine, evaluate_profile, target):
         raise RuntimeError(f"score {s[0]}-{s[1]} class {c}: the off-path refinement moved the "
                            f"value from {res.value:.9f} to {ev['value']:.9f} and the NashConv from "
                            f"{res.nash_conv:.2e} to {ev['nash_conv']:.2e}, beyond the target "
-                           f"{target:.1e}, even at own reach 0")
-    return dict(policy=policy, off_path=off, off_path_reach=tau, off_path_sets=int(off.sum()),
+                           f"{target:.1e}, even at own reach 0")  # the last rung: unreached False
+    return dict(policy=policy, off_path=off, off_path_reach=tau, off_path_unreached=unreached,
+                off_path_sets=int(off.sum()),
                 off_path_seconds=seconds, off_path_check_seconds=check,
                 off_path_value=float(ev["value"]), off_path_nash_conv=float(ev["nash_conv"]))
 

@@ -5,7 +5,8 @@ The game is the race of :mod:`..rules` (its module docstring has the rules). One
 (:func:`..encoding._move_table`), the choices after a roll (:func:`..encoding._after_roll`) and captures
 (:func:`..encoding.captured`) come from there, so this solver and the expansion solver play the same
 game; only the storage differs: the expansion holds every candidate (about 1.6 kB per position),
-this solver holds one float64 per position (8 bytes) and recomputes the candidates each sweep.
+this solver holds one float64 per position (8 bytes; 12 with the extrapolation below) and
+recomputes the candidates each sweep.
 
 **Index.** A side's pieces are a sorted tuple of rest-cell indices. The M tuples are ranked by
 progress (the sum of the pieces' cells), then lexicographically. ``value[a, b]`` (float64[M, M]) is
@@ -30,6 +31,11 @@ every other value fixed until they settle, so a pass loop (a piece one cell befo
 probability 5/6) costs no sweeps. Each update applies the Bellman equation of the race to current
 values, so the sweeps reach the fixed point of the expansion solver's Gauss-Seidel iteration (the
 race's unique one); only the path differs.
+
+**Extrapolation** (:mod:`.acceleration`, on by default): the sweep also keeps each position's change
+(float32, 4 bytes beside the value's 8: 12 bytes per position, which :func:`check_memory` counts),
+and when the largest changes shrink by a steady ratio the values jump along their geometric tail.
+The last sweeps are plain, so the stop rule is unchanged.
 
 Why one module of more than 500 lines: the solver's numba kernels (choice and capture tables,
 the sweep by levels of progress) and its driver (memory check, threads, checkpoints) share the

@@ -8,6 +8,11 @@ Usage::
     nice python bench/ludo_values.py bench/data/ludo_half30.yaml --pieces 3 --tol 1e-12 \
         --check-tol 1e-15
     nice python bench/ludo_values.py workflow/boards/classic60.yaml --pieces 2 --tol 1e-12
+    nice python bench/ludo_values.py workflow/boards/classic60.yaml --pieces 2 --tol 1e-12 --compare
+
+``--compare`` solves the race with plain sweeps and with the extrapolation
+(strongsolve.games.ludo.stages.acceleration) and reports both sweep counts, the jumps and the largest
+value difference; ``--max-ratio``, ``--agree`` and ``--ratios`` override that module's jump rule.
 """
 
 import argparse
@@ -18,6 +23,7 @@ import time
 import numpy as np
 
 from strongsolve.games.ludo import advice, encoding, rules
+from strongsolve.games.ludo.stages import acceleration
 from strongsolve.games.ludo.stages import values as ludo_values
 
 
@@ -85,7 +91,18 @@ def main():
     ap.add_argument("--check-tol", type=float,
                     help="with --tol: solve again to this tighter tolerance and report the largest "
                          "value difference (the error the looser stop leaves)")
+    ap.add_argument("--no-extrapolation", action="store_true",
+                    help="with --tol: plain sweeps only")
+    ap.add_argument("--compare", action="store_true",
+                    help="with --tol: solve with plain sweeps and with the extrapolation; report "
+                         "both sweep counts and the largest value difference")
+    ap.add_argument("--max-ratio", type=float, help="override acceleration.MAX_RATIO")
+    ap.add_argument("--agree", type=float, help="override acceleration.AGREE")
+    ap.add_argument("--ratios", type=int, help="override acceleration.RATIOS")
     args = ap.parse_args()
+    for name in ("max_ratio", "agree", "ratios"):
+        if getattr(args, name) is not None:
+            setattr(acceleration, name.upper(), getattr(args, name))
     board = rules.load_board(args.board)
     threads = ludo_values.set_threads(args.threads)
     out = {"board": args.board, "pieces": args.pieces, "threads": threads,
@@ -114,13 +131,32 @@ def main():
             held = [value]
             del value
             out["advise_timing"] = advise_timing(board, args.pieces, held, args.sweeps, delta)
+    elif args.compare:
+        out["rule"] = {"ratios": acceleration.RATIOS, "agree": acceleration.AGREE,
+                       "max_ratio": acceleration.MAX_RATIO, "plain_below": acceleration.PLAIN_BELOW}
+        solved = {}
+        for name, on in (("plain", False), ("extrapolated", True)):
+            changes = []
+            began = time.process_time()
+            sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, extrapolation=on,
+                                           progress=lambda n, d, s: changes.append(d))
+            solved[name] = sol
+            out[name] = {"sweeps_to_tol": sol.sweeps, "jumps": sol.jumps,
+                         "win_probability": sol.win_probability, "residual": sol.residual,
+                         "cpu_seconds": round(time.process_time() - began, 2),
+                         "largest_changes": changes}
+        out.update(tol=args.tol, largest_value_difference=float(
+            np.abs(solved["plain"].value - solved["extrapolated"].value).max()))
     else:
         progress.cpu = time.process_time()
-        sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, progress=progress)
+        sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, progress=progress,
+                                       extrapolation=not args.no_extrapolation)
         out.update(win_probability=sol.win_probability, sweeps_to_tol=sol.sweeps, tol=args.tol,
-                   residual=sol.residual)
+                   residual=sol.residual, jumps=sol.jumps,
+                   extrapolation=not args.no_extrapolation)
         if args.check_tol:
-            tight = ludo_values.solve_values(board, args.pieces, tol=args.check_tol)
+            tight = ludo_values.solve_values(board, args.pieces, tol=args.check_tol,
+                                             extrapolation=not args.no_extrapolation)
             out.update(check_tol=args.check_tol, check_sweeps=tight.sweeps,
                        largest_value_difference=float(np.abs(tight.value - sol.value).max()),
                        check_win_probability=tight.win_probability)

@@ -77,10 +77,11 @@ rule ludo_race_values:
     threads: workflow.cores
     params:
         tol=LUDO["tol"],
+        plain="" if LUDO["race_values_extrapolation"] else "--no-extrapolation",
     conda:
         "../envs/strongsolve.yaml"
     shell:
         logged(
             "strongsolve ludo race {input} --pieces {wildcards.pieces} --tol {params.tol} "
-            "--values-out {output.values} --threads {threads} --output {output.json}"
+            "--values-out {output.values} --threads {threads} {params.plain} --output {output.json}"
         )

@@ -64,6 +64,10 @@ def register(subparsers):
                            "this machine's)")
     race.add_argument("--threads", type=int,
                       help="values solver: numba threads (default: numba's, all CPUs)")
+    race.add_argument("--no-extrapolation", action="store_true",
+                      help="values solver: plain sweeps only, 8 bytes per position instead of 12 "
+                           "(default: jump along the sweeps' geometric tail, which takes fewer "
+                           "sweeps to the same values; docs/ludo.md)")
     race.add_argument("--json", action="store_true", help="print JSON")
     race.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")
     race.set_defaults(handler=run_race)
@@ -230,7 +234,7 @@ def _run_race_values(args, board):
                          f"{positions:,} positions are solved by values only: drop --against")
     limit = (ludo_values.default_memory_limit() if args.max_memory_gb is None
              else int(args.max_memory_gb * 1e9))
-    ludo_values.check_memory(board, args.pieces, limit)
+    ludo_values.check_memory(board, args.pieces, limit, extrapolation=not args.no_extrapolation)
     threads = ludo_values.set_threads(args.threads)
     if not args.values_out:
         return _solve_values(args, board, positions, threads, limit)
@@ -253,6 +257,7 @@ def _solve_values(args, board, positions, threads, limit):
     from ..games.ludo import saved as store
     from ..games.ludo.stages import values as ludo_values
 
+    extrapolate = not args.no_extrapolation
     checkpoints = None
     if args.values_out:
         checkpoints = store.Checkpoints(store.checkpoint_directory(args.values_out), board,
@@ -260,13 +265,16 @@ def _solve_values(args, board, positions, threads, limit):
                                         every_sweeps=args.checkpoint_sweeps,
                                         log=lambda line: _progress(f"  {line}"))
     _progress(f"race of {args.pieces} piece(s) each on {args.board}: {positions:,} positions, "
-              f"values only ({ludo_values.value_bytes(board, args.pieces) / 1e6:,.1f} MB), "
+              f"values only ({ludo_values.value_bytes(board, args.pieces, extrapolate) / 1e6:,.1f}"
+              f" MB{' with the changes the extrapolation keeps' if extrapolate else ''}), "
               f"{threads} thread(s); sweeps until no win probability changes by more than "
               f"{args.tol:g}" + ("" if checkpoints else
                                  " (no --values-out: no checkpoints, a kill loses the sweeps)"))
     sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, memory_limit=limit,
-                                   checkpoints=checkpoints, progress=_sweep_progress(args.tol))
+                                   checkpoints=checkpoints, progress=_sweep_progress(args.tol),
+                                   extrapolation=extrapolate)
     _progress(f"  converged in {sol.sweeps} sweeps"
+              + (f", {sol.jumps} extrapolation jump(s)" if extrapolate else "")
               + (f" (resumed after sweep {sol.resumed_from})" if sol.resumed_from else ""))
     if args.values_out:
         store.save_solution(args.values_out, sol, args.tol, board_file=args.board)
@@ -276,6 +284,7 @@ def _solve_values(args, board, positions, threads, limit):
            "pieces": args.pieces, "positions": positions, "solver": "values",
            "win_probability": sol.win_probability, "sweeps": sol.sweeps,
            "residual": sol.residual, "resumed_from_sweep": sol.resumed_from,
+           "extrapolation": extrapolate, "jumps": sol.jumps,
            "values_file": args.values_out, "positions_queried": []}
     values = store.LexValues(race, lambda a: sol.value[a])
     return _finish_values_report(args, board, race, values, out)

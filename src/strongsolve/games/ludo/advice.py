@@ -142,13 +142,16 @@ def piece_count_message(result, position, roll, board, pieces, own, opp):
     text += (f". The {k}-piece game is not solved exactly: {encoding.race_positions(board, k):,} "
              f"positions on this board, more than the {encoding.MAX_RACE_NODES:,} the expansion "
              f"solver holds; {largest} piece(s) each is the largest race it solves here")
-    need = value_solver.value_bytes(board, k)
-    if need <= value_solver.default_memory_limit():
-        text += (f". The values solver holds it ({need / 1e9:.2f} GB): `strongsolve ludo race "
-                 f"BOARD.yaml --pieces {k} --values-out {values}`, then `strongsolve ludo advise "
-                 f"{values} --position {position} --roll {roll}`")
+    need = value_solver.value_bytes(board, k, extrapolation=True)
+    plain = value_solver.value_bytes(board, k)
+    limit = value_solver.default_memory_limit()
+    if need <= limit or plain <= limit:
+        held, option = (need, "") if need <= limit else (plain, " --no-extrapolation")
+        text += (f". The values solver holds it ({held / 1e9:.2f} GB): `strongsolve ludo race "
+                 f"BOARD.yaml --pieces {k}{option} --values-out {values}`, then "
+                 f"`strongsolve ludo advise {values} --position {position} --roll {roll}`")
     else:
-        text += (f"; its values alone take {need / 1e9:,.0f} GB, more than 80% of this machine's "
+        text += (f"; its values alone take {plain / 1e9:,.0f} GB, more than 80% of this machine's "
                  "memory")
     if k > pieces:  # a smaller race: advice on some of the pieces, in another game
         mine = [c for c in own if c in rest][:pieces]

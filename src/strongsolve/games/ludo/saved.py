@@ -14,7 +14,9 @@ a), in chunks of whole rows, so that a reader of a few positions (``ludo advise`
 their rows' chunks. The attributes hold the board, the piece count, the sweep count and the last
 sweep's largest change.
 
-**Checkpoints** live in ``<solution>.checkpoints/sweep_<n>.zarr``; a new one is written completely
+**Checkpoints** live in ``<solution>.checkpoints/sweep_<n>.zarr`` (the values after sweep n and
+after the extrapolation's jump, if it made one, with the extrapolation's state in the attributes:
+:mod:`.stages.acceleration`); a new one is written completely
 before the older ones are removed. :meth:`Checkpoints.latest` verifies the newest (every byte) and
 falls back to the one before it; a damaged one is reported by name and removed, never used.
 
@@ -102,8 +104,9 @@ class Checkpoints:
         return [p for _, p in sorted(found, reverse=True)]
 
     def latest(self):
-        """``(value float64[M*M], sweeps, largest change)`` of the newest checkpoint that verifies,
-        or None; damaged ones are reported through ``log`` and removed, and so are the temporaries
+        """``(value float64[M*M], sweeps, largest change, extrapolation state)`` of the newest
+        checkpoint that verifies (the state: the dict of :meth:`.stages.acceleration.Extrapolation.state`,
+        None when the solve had no extrapolation), or None; damaged ones are reported through ``log`` and removed, and so are the temporaries
         of a checkpoint a killed solve was writing, when this process holds the writer lock
         (:mod:`strongsolve.store.lock`) of a directory above them.
 
@@ -134,7 +137,8 @@ class Checkpoints:
             self.log(f"resuming from checkpoint {path}: sweep {attrs['sweeps']}, largest change "
                      f"{attrs['last_change']:.3g}")
             self.last_sweeps = attrs["sweeps"]
-            return arrays["value"], int(attrs["sweeps"]), float(attrs["last_change"])
+            return (arrays["value"], int(attrs["sweeps"]), float(attrs["last_change"]),
+                    attrs.get("extrapolation"))
         return None
 
     def due(self, sweeps):
@@ -144,8 +148,10 @@ class Checkpoints:
         return (self.every_minutes is not None
                 and time.monotonic() - self.last_time >= 60.0 * self.every_minutes)
 
-    def save(self, value, sweeps, delta):
+    def save(self, value, sweeps, delta, state=None):
         """Write ``value`` (float64[M*M]) as ``sweep_<sweeps>.zarr``, then remove older ones.
+        ``state`` (a JSON-able dict or None): the extrapolation's state after that sweep, kept in
+        the attributes (``extrapolation``).
 
         Raises
         ------
@@ -156,7 +162,7 @@ class Checkpoints:
         path = self.directory / f"sweep_{sweeps:06d}.zarr"
         if not path.exists():
             _write(path, value, dict(self.identity, sweeps=int(sweeps), last_change=float(delta),
-                                     converged=False))
+                                     converged=False, extrapolation=state))
         for old in self.paths():
             if old != path:
                 shutil.rmtree(old)

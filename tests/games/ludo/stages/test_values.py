@@ -59,9 +59,9 @@ def reference(data, pieces, rule):
     return _reference((THREE + TWO).index(data), pieces, rule)
 
 
-def check_against_reference(data, pieces, rule):
+def check_against_reference(data, pieces, rule, extrapolation=True):
     board = rules.Board.from_mapping(dict(data, pass_by_overshoot=rule))
-    sol = ludo_values.solve_values(board, pieces, tol=1e-13)
+    sol = ludo_values.solve_values(board, pieces, tol=1e-13, extrapolation=extrapolation)
     ref = reference(data, pieces, rule)
     race = sol.race
     row = {tuple(race.cells[t].tolist()): i for i, t in enumerate(race.tuples)}
@@ -76,6 +76,16 @@ def check_against_reference(data, pieces, rule):
     start = ref[(0,) * pieces, (0,) * pieces]
     assert sol.win_probability == pytest.approx(start, abs=1e-10)
     return sol
+
+
+# the extrapolation (stages/acceleration.py) jumps on these: plain sweeps against the reference too
+@pytest.mark.parametrize("rule", [True, False])
+@pytest.mark.parametrize("data, pieces", [(THREE[0], 3), (THREE[1], 3), (TWO[1], 2), (TWO[2], 2)])
+def test_plain_and_extrapolated_sweeps_both_match_the_reference(data, pieces, rule):
+    jumped = check_against_reference(data, pieces, rule)
+    plain = check_against_reference(data, pieces, rule, extrapolation=False)
+    assert jumped.jumps > 0 and plain.jumps == 0
+    assert np.abs(jumped.value - plain.value).max() <= 1e-12
 
 
 @pytest.mark.parametrize("rule", [True, False])
@@ -110,10 +120,13 @@ def test_two_pieces_equal_the_expansion_solver(data):
 
 def test_the_values_do_not_depend_on_the_thread_count():
     board = rules.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4})
-    one = ludo_values.solve_values(board, 3, tol=1e-9)
-    ludo_values.set_threads(2)
-    two = ludo_values.solve_values(board, 3, tol=1e-9)
-    assert one.sweeps == two.sweeps and np.array_equal(one.value, two.value)
+    for extrapolation in (True, False):
+        ludo_values.set_threads(1)
+        one = ludo_values.solve_values(board, 3, tol=1e-9, extrapolation=extrapolation)
+        ludo_values.set_threads(2)
+        two = ludo_values.solve_values(board, 3, tol=1e-9, extrapolation=extrapolation)
+        assert (one.jumps > 0) == extrapolation and one.jumps == two.jumps
+        assert one.sweeps == two.sweeps and np.array_equal(one.value, two.value)
 
 
 KILL_BOARD = "length: 14\njumps: {3: 7, 10: 5}\nsafe: [6]\ndie: 6\n"
@@ -245,10 +258,17 @@ def test_bad_input_is_refused_with_the_fix(tmp_path, capsys):
     assert main(["ludo", "race", str(path), "--pieces", "3", "--solver", "values",
                  "--max-memory-gb", "0.000001"]) == 2
     err = capsys.readouterr().err
-    # rest cells 0, 2, 3, 4 (1 jumps to 3): C(6, 3)^2 = 400 positions, 3,200 bytes
-    assert "give 400 positions: their values take 3,200 bytes (0.00 GB, 8 bytes each)" in err
+    # rest cells 0, 2, 3, 4 (1 jumps to 3): C(6, 3)^2 = 400 positions, 4,800 bytes with the
+    # extrapolation's changes, 3,200 without
+    assert ("give 400 positions: their values take 4,800 bytes (0.00 GB, 12 bytes each: 8 for the "
+            "value, 4 for its last change, which the extrapolation keeps; --no-extrapolation "
+            "needs 8)") in err
     assert ("more than the memory limit 1,000 bytes (0.00 GB); raise it with --max-memory-gb 1 "
             in err)
+    assert main(["ludo", "race", str(path), "--pieces", "3", "--solver", "values",
+                 "--max-memory-gb", "0.000001", "--no-extrapolation"]) == 2
+    assert ("give 400 positions: their values take 3,200 bytes (0.00 GB, 8 bytes each), more "
+            "than") in capsys.readouterr().err
     assert main(["ludo", "race", str(path), "--pieces", "3", "--solver", "values",
                  "--policy-out", str(tmp_path / "p.npz")]) == 2
     assert "--values-out DIR.zarr" in capsys.readouterr().err

@@ -5,7 +5,8 @@ The game is the race of :mod:`..rules` (its module docstring has the rules). One
 (:func:`..encoding._move_table`), the choices after a roll (:func:`..encoding._after_roll`) and captures
 (:func:`..encoding.captured`) come from there, so this solver and the expansion solver play the same
 game; only the storage differs: the expansion holds every candidate (about 1.6 kB per position),
-this solver holds one float64 per position (8 bytes) and recomputes the candidates each sweep.
+this solver holds one float64 per position (8 bytes; 12 with the extrapolation below) and
+recomputes the candidates each sweep.
 
 **Index.** A side's pieces are a sorted tuple of rest-cell indices. The M tuples are ranked by
 progress (the sum of the pieces' cells), then lexicographically. ``value[a, b]`` (float64[M, M]) is
@@ -31,6 +32,11 @@ probability 5/6) costs no sweeps. Each update applies the Bellman equation of th
 values, so the sweeps reach the fixed point of the expansion solver's Gauss-Seidel iteration (the
 race's unique one); only the path differs.
 
+**Extrapolation** (:mod:`.acceleration`, on by default): the sweep also keeps each position's change
+(float32, 4 bytes beside the value's 8: 12 bytes per position, which :func:`check_memory` counts),
+and when the largest changes shrink by a steady ratio the values jump along their geometric tail.
+The last sweeps are plain, so the stop rule is unchanged.
+
 Why one module of more than 500 lines: the solver's numba kernels (choice and capture tables,
 the sweep by levels of progress) and its driver (memory check, threads, checkpoints) share the
 index of the value matrix described above.
@@ -47,6 +53,7 @@ from numba import prange
 
 from ....kernels.options import njit, njit_parallel
 from .. import encoding, rules
+from . import acceleration
 
 TASKS_PER_LEVEL = 64  # work split of a level (not the thread count), in whole rows
 TILE = 16  # rows of one progress swept together, column by column (1, 16 and 64 measured alike)
@@ -120,9 +127,13 @@ class ValueRace(NamedTuple):
         return encoding.race_encoding(self.board, self.pieces, limit=None)
 
 
-def value_bytes(board, pieces):
-    """Bytes of the value matrix of a race (8 per position, :func:`encoding.race_positions`)."""
-    return 8 * encoding.race_positions(board, pieces)
+CHANGE_BYTES = 4  # per position: the last sweep's change (float32) the extrapolation jumps from
+
+
+def value_bytes(board, pieces, extrapolation=False):
+    """Bytes the solve holds per race: 8 per position for the value (:func:`encoding.race_positions`),
+    4 more for its last change with ``extrapolation`` (:mod:`.acceleration`)."""
+    return (8 + (CHANGE_BYTES if extrapolation else 0)) * encoding.race_positions(board, pieces)
 
 
 def default_memory_limit():
@@ -130,19 +141,23 @@ def default_memory_limit():
     return int(0.8 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
 
 
-def check_memory(board, pieces, limit, option="--max-memory-gb"):
-    """Refuse a race whose value matrix would not fit in ``limit`` bytes.
+def check_memory(board, pieces, limit, option="--max-memory-gb", extrapolation=True):
+    """Refuse a race whose value matrix (and, with ``extrapolation``, the float32 matrix of the last
+    sweep's changes) would not fit in ``limit`` bytes.
 
     Raises
     ------
     ValueError
         Naming the positions, the memory needed and ``option``, the setting that raises the limit.
     """
-    need = value_bytes(board, pieces)
+    need = value_bytes(board, pieces, extrapolation)
     if need > limit:
+        each = ("12 bytes each: 8 for the value, 4 for its last change, which the extrapolation "
+                "keeps; --no-extrapolation needs 8" if extrapolation else "8 bytes each")
         raise ValueError(
-            f"{pieces} pieces each on this board give {need // 8:,} positions: their values take "
-            f"{need:,} bytes ({need / 1e9:.2f} GB, 8 bytes each), more than the memory limit "
+            f"{pieces} pieces each on this board give "
+            f"{encoding.race_positions(board, pieces):,} positions: their values take "
+            f"{need:,} bytes ({need / 1e9:.2f} GB, {each}), more than the memory limit "
             f"{limit:,} bytes ({limit / 1e9:.2f} GB); "
             f"raise it with {option} {math.ceil(need * 1.1 / 1e9)} on a machine with that much "
             "memory, or use fewer pieces")
@@ -317,10 +332,11 @@ def _task_rows(lo, hi, pairs, tasks, offsets, rows):
 
 @njit
 def _task(write, s, r0, r1, lo, value, progress, start, succ, land, n_moves, can_pass, capture,
-          home, probs, again, settle, offsets, buf):
+          home, probs, again, settle, offsets, buf, record, change):
     # task rows lo + r0 .. lo + r1 of level s, in tiles of TILE rows of one progress, the columns
     # outermost: a tile reads the same stretch of each column's row and of its own rows for every
     # pair. write False: the new values into buf; True: buf into value, returning the largest change
+    # and, when record, each change (new minus old, float32) into change
     faces = probs.shape[0]
     fa = np.empty(faces)
     fb = np.empty(faces)
@@ -338,8 +354,12 @@ def _task(write, s, r0, r1, lo, value, progress, start, succ, land, n_moves, can
                     break
                 k = offsets[u - lo] + v - (u if diagonal else start[q])
                 if write:
-                    worst = max(worst, abs(buf[2 * k] - value[u, v]),
-                                abs(buf[2 * k + 1] - value[v, u]))
+                    du = buf[2 * k] - value[u, v]
+                    dv = buf[2 * k + 1] - value[v, u]
+                    worst = max(worst, abs(du), abs(dv))
+                    if record:
+                        change[u, v] = np.float32(du)
+                        change[v, u] = np.float32(dv)
                     value[u, v] = buf[2 * k]
                     value[v, u] = buf[2 * k + 1]
                 else:
@@ -353,8 +373,9 @@ def _task(write, s, r0, r1, lo, value, progress, start, succ, land, n_moves, can
 
 @njit_parallel
 def _sweep(value, progress, start, succ, land, n_moves, can_pass, capture, home, probs, again,
-           settle, offsets, buf, rows, task_delta):
+           settle, offsets, buf, rows, task_delta, record, change):
     # one sweep over the levels, highest total progress first (module docstring); the largest change
+    # (each position's change into change when record)
     delta = 0.0
     top = start.shape[0] - 2
     for s in range(2 * top, -1, -1):
@@ -365,11 +386,11 @@ def _sweep(value, progress, start, succ, land, n_moves, can_pass, capture, home,
         _task_rows(lo, hi, pairs, tasks, offsets, rows)
         for t in prange(tasks):
             _task(False, s, rows[t], rows[t + 1], lo, value, progress, start, succ, land, n_moves,
-                  can_pass, capture, home, probs, again, settle, offsets, buf)
+                  can_pass, capture, home, probs, again, settle, offsets, buf, record, change)
         for t in prange(tasks):
             task_delta[t] = _task(True, s, rows[t], rows[t + 1], lo, value, progress, start, succ,
                                   land, n_moves, can_pass, capture, home, probs, again, settle,
-                                  offsets, buf)
+                                  offsets, buf, record, change)
         for t in range(tasks):
             delta = max(delta, task_delta[t])
     return delta
@@ -398,9 +419,12 @@ class Sweeper:
     race : ValueRace
     tol : float
         The convergence threshold; a pass pair's equations settle to ``tol / 1000``.
+    record : bool
+        Keep each position's change of the last sweep in :attr:`change` (float32[M, M], 4 bytes
+        per position; :mod:`.acceleration` jumps from it); False leaves :attr:`change` empty.
     """
 
-    def __init__(self, race, tol):
+    def __init__(self, race, tol, record=False):
         self.race = race
         self.probs = np.array([float(p) for p in race.board.die])
         self.again = 0 if race.board.roll_again_on is None else int(race.board.roll_again_on)
@@ -409,13 +433,16 @@ class Sweeper:
         self.buf = np.empty(2 * max(1, level_pairs(race)))
         self.rows = np.zeros(TASKS_PER_LEVEL + 1, np.int64)
         self.task_delta = np.zeros(TASKS_PER_LEVEL)
+        self.record = bool(record)
+        m = race.n_tuples if record else 0
+        self.change = np.zeros((m, m), np.float32)
 
     def __call__(self, value):
         """Sweep ``value`` (float64[M, M], C order) in place; return the largest change."""
         r = self.race
         return float(_sweep(value, r.progress, r.start, r.succ, r.land, r.n_moves, r.can_pass,
                             r.capture, r.home, self.probs, self.again, self.settle, self.offsets,
-                            self.buf, self.rows, self.task_delta))
+                            self.buf, self.rows, self.task_delta, self.record, self.change))
 
 
 class ValueSolution(NamedTuple):
@@ -434,6 +461,9 @@ class ValueSolution(NamedTuple):
         The largest change of the last sweep.
     resumed_from : int
         The checkpoint's sweep count (0: solved from the start).
+    jumps : int
+        Extrapolation jumps made (:mod:`.acceleration`; 0 without it), a resumed run's earlier
+        ones included.
     """
 
     race: ValueRace
@@ -442,10 +472,11 @@ class ValueSolution(NamedTuple):
     sweeps: int
     residual: float
     resumed_from: int
+    jumps: int = 0
 
 
 def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None,
-                 checkpoints=None, progress=None):
+                 checkpoints=None, progress=None, extrapolation=True):
     """Win probability of every race position under optimal play by both, values only in memory.
 
     Parameters
@@ -460,9 +491,12 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
         Bytes the value matrix may take (default :func:`default_memory_limit`).
     checkpoints : saved.Checkpoints, optional
         Where the values are saved during the solve and resumed from (``latest()``, ``due(sweeps)``,
-        ``save(value, sweeps, delta)``).
+        ``save(value, sweeps, delta, state)``).
     progress : callable, optional
         ``progress(sweep, delta, seconds)`` after each sweep.
+    extrapolation : bool
+        Jump along the sweeps' geometric tail (:mod:`.acceleration`; 4 more bytes per position);
+        False: plain sweeps. Both stop after a plain sweep that changes no value by more than tol.
 
     Returns
     -------
@@ -471,8 +505,9 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
     Raises
     ------
     ValueError
-        ``pieces`` outside 1..4, ``tol`` <= 0, a value matrix above ``memory_limit``, a goal some
-        rest cell cannot reach (:func:`rules.cells_without_goal`: the race would never end).
+        ``pieces`` outside 1..4, ``tol`` <= 0, a value matrix (with the change matrix of the
+        extrapolation) above ``memory_limit``, a goal some rest cell cannot reach
+        (:func:`rules.cells_without_goal`: the race would never end).
     RuntimeError
         If ``max_sweeps`` sweeps do not reach ``tol``.
     """
@@ -484,18 +519,20 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
     stuck = rules.cells_without_goal(board)
     if stuck:
         raise ValueError(rules.unreachable_goal_message(board, stuck))
-    check_memory(board, pieces, default_memory_limit() if memory_limit is None else memory_limit)
+    check_memory(board, pieces, default_memory_limit() if memory_limit is None else memory_limit,
+                 extrapolation=extrapolation)
     race = race_tables(board, pieces)
     m = race.n_tuples
-    sweeps, delta, resumed = 0, math.inf, 0
+    sweeps, delta, resumed, state = 0, math.inf, 0, None
     saved = checkpoints.latest() if checkpoints is not None else None
     if saved is not None:
-        flat, sweeps, delta = saved
+        flat, sweeps, delta, state = saved
         value = flat.reshape(m, m)
         resumed = sweeps
     else:
         value = np.zeros((m, m))
-    sweep = Sweeper(race, tol)
+    sweep = Sweeper(race, tol, record=extrapolation)
+    jumper = acceleration.Extrapolation(tol, state) if extrapolation else None
     while delta > tol:
         if sweeps >= max_sweeps:
             raise RuntimeError(f"value iteration did not reach tol={tol} in {max_sweeps} sweeps "
@@ -503,12 +540,16 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
         began = time.perf_counter()
         delta = sweep(value)
         sweeps += 1
+        if jumper is not None and delta > tol:
+            jumper.after_sweep(value, sweep.change, delta)
         if progress is not None:
             progress(sweeps, delta, time.perf_counter() - began)
         if checkpoints is not None and delta > tol and checkpoints.due(sweeps):
-            checkpoints.save(value.reshape(-1), sweeps, delta)
+            checkpoints.save(value.reshape(-1), sweeps, delta,
+                             None if jumper is None else jumper.state())
     start = race.index((0,) * pieces, (0,) * pieces)
-    return ValueSolution(race, value, float(value[start]), sweeps, float(delta), resumed)
+    return ValueSolution(race, value, float(value[start]), sweeps, float(delta), resumed,
+                         0 if jumper is None else jumper.jumps)
 
 
 def set_threads(threads):

@@ -4,7 +4,9 @@ the per-deal forest CFR (kernels/forest_cfr.py) on the same subgame.
 Builds the raise tree of one tier and vira class as a ``PublicGame`` (and with ``--compare-forest``
 as a ``Forest``), runs ``--iterations`` DCFR iterations and one exact evaluation with each (one
 thread), and with ``--target`` solves the subgame from nothing with the public tree to that
-NashConv (checks as the grid driver's: ``check_every`` 10 and ``kernels.cfr.next_check``). The
+NashConv (checks as the grid driver's: ``check_every`` 10 and ``kernels.cfr.next_check``).
+``--face-down`` builds the tree with face-down play from trick 2 on (rules.py; the forest has no
+covered cards, so not with ``--compare-forest``). The
 utility table is a stored subgame's (``--subgame``: its ``utility`` attribute, e.g. a solved 10-10
 subgame) or a fixed ramp 0..1 over the 12 outcome codes. Prints JSON: counts, build, seconds and
 CPU seconds per iteration and per evaluation of each solver, the ratio, peak RSS, and the solve's
@@ -12,6 +14,7 @@ checks.
 
     nice .venv/bin/python bench/truco_public_cfr.py --tier 1 --vira-class 0 --iterations 5 \\
         --compare-forest --target 1e-3 --subgame results/truco/grid/.../s10-10_v0.zarr
+    .venv/bin/python bench/truco_public_cfr.py --tier 1 --vira-class 0 --iterations 3 --face-down
 """
 
 import json
@@ -55,7 +58,10 @@ def main():
     ap.add_argument("--subgame", help="a stored subgame (.zarr) whose utility table to use")
     ap.add_argument("--compare-forest", action="store_true")
     ap.add_argument("--target", type=float, help="also solve with the public tree to this NashConv")
+    ap.add_argument("--face-down", action="store_true", help="face-down play from trick 2 on")
     args = ap.parse_args()
+    if args.face_down and args.compare_forest:
+        ap.error("--face-down with --compare-forest: the forest has no covered cards")
     numba.set_num_threads(1)
     hands, pairs, weights = ab.deal_pairs(ab.class_capacities(args.vira_class))
     hands = np.array(hands)
@@ -64,17 +70,18 @@ def main():
              if args.subgame else np.linspace(0.0, 1.0, 12))
     small = pairs[:, 0] < 1  # compile every kernel first
     g = build_public_raise_tree(np.arange(N_STRENGTHS), hands, pairs[small], weights[small],
-                                raise_caps=caps)
+                                raise_caps=caps, face_down=args.face_down)
     g.set_utilities(table)
     pc.solve(g, max_iterations=1, check_every=1)
     base = peak_mib()
     game, bwall, bcpu = _timed(lambda: build_public_raise_tree(
-        np.arange(N_STRENGTHS), hands, pairs, weights, raise_caps=caps))
+        np.arange(N_STRENGTHS), hands, pairs, weights, raise_caps=caps, face_down=args.face_down))
     game.set_utilities(table)
-    out = dict(tier=args.tier, vira_class=args.vira_class, deals=len(pairs),
+    out = dict(tier=args.tier, vira_class=args.vira_class, deals=len(pairs), face_down=args.face_down,
                utility=table.tolist(), utility_source=args.subgame or "ramp",
                public=dict(public_nodes=game.n_public_nodes, inner_nodes=game.n_nodes,
                            terminals=game.n_terminals, infosets=game.n_infosets,
+                           deal_nodes=pc.deal_node_count(game),
                            slots=game.n_slots, array_mib=game.nbytes() / 2 ** 20,
                            build_seconds=bwall, build_cpu=bcpu,
                            peak_mib_after_imports=base, peak_mib_after_build=peak_mib()))

@@ -7,9 +7,13 @@ probability, one minus the stored value (mano's) of each 10-10 subgame (games/tr
 layout), or, while the 10-10 group is still being solved, its last fixed-point round's record
 in the group's spill folder (marked "spilled"). Prints JSON: per vira class ours, theirs, the
 difference, our NashConv, iterations and CPU seconds, and the averages (weighted by the vira
-classes' probabilities, theirs under the same numbering).
+classes' probabilities, theirs under the same numbering). With ``--face-down FILE`` (the JSON lines
+of ``bench/truco_face_down.py --score 10-10 --face-down on``), each class also gets our value with
+face-down play in the 10-10 hand (``ours_face_down``), its difference to theirs and to ours
+without it.
 
     python bench/truco_published_1010.py results/tier_run
+    python bench/truco_published_1010.py results/tier_run --face-down facedown_1010.jsonl
 """
 
 import argparse
@@ -33,9 +37,18 @@ def published(path=PUBLISHED):
     return out
 
 
-def compare(root, pub=None):
-    """The comparison printed by :func:`main` (a dict) for the results directory ``root``."""
+def face_down_values(path, score="10-10"):
+    """{class: row} of the face-down rows of ``score`` in a ``truco_face_down.py`` JSON lines file
+    (the last row of a class wins)."""
+    rows = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    return {r["vira_class"]: r for r in rows if r.get("score") == score and r["face_down"]}
+
+
+def compare(root, pub=None, face_down=None):
+    """The comparison printed by :func:`main` (a dict) for the results directory ``root``;
+    ``face_down``: a ``truco_face_down.py`` JSON lines file, or None."""
     pub = published() if pub is None else pub
+    fd = face_down_values(face_down) if face_down else {}
     probs = ab.vira_class_probabilities()
     rows = []
     for c in range(ab.N_VIRA_CLASSES):
@@ -53,7 +66,19 @@ def compare(root, pub=None):
                          our_nash_conv=attrs["nash_conv"], our_iterations=attrs["iterations"],
                          our_cpu_seconds=attrs["cpu_seconds"], their_epsilon=eps,
                          their_iterations=it, source=source))
+        if c in fd:
+            on = 1.0 - fd[c]["value"]
+            rows[-1].update(ours_face_down=on, ours_face_down_minus_theirs=on - theirs,
+                            face_down_minus_off=on - ours, face_down_nash_conv=fd[c]["nash_conv"],
+                            face_down_iterations=fd[c]["iterations"],
+                            face_down_cpu_seconds=fd[c]["cpu_seconds"],
+                            face_down_p_nobody=fd[c]["p_nobody"])
     out = dict(root=str(root), classes=len(rows), rows=rows)
+    if fd:
+        on = [r for r in rows if "ours_face_down" in r]
+        out["face_down_classes"] = [r["vira_class"] for r in on]
+        out["face_down_difference_range"] = [min(r["ours_face_down_minus_theirs"] for r in on),
+                                             max(r["ours_face_down_minus_theirs"] for r in on)]
     if len(rows) == ab.N_VIRA_CLASSES:
         out["ours_average"] = sum(probs[r["vira_class"]] * r["ours"] for r in rows)
         out["theirs_average"] = sum(probs[r["vira_class"]] * r["theirs"] for r in rows)
@@ -65,7 +90,9 @@ def compare(root, pub=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results", help="a results directory holding the t1 tier")
-    print(json.dumps(compare(ap.parse_args().results), indent=1))
+    ap.add_argument("--face-down", help="JSON lines of bench/truco_face_down.py --score 10-10")
+    args = ap.parse_args()
+    print(json.dumps(compare(args.results, face_down=args.face_down), indent=1))
 
 
 if __name__ == "__main__":

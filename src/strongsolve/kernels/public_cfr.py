@@ -54,7 +54,7 @@ from .cfr import (CFRResult, dcfr_weights, normalise_sums, regret_matching, run_
                   warm_arrays)
 from .options import njit
 
-MAX_CHILDREN = 16  # the children bitmask is a uint16
+MAX_CHILDREN = 32  # the children bitmask is a uint16 up to 16 children, else a uint32
 
 
 @dataclass
@@ -73,15 +73,18 @@ class PublicGame:
         Whether n has a terminal child.
     node_set : int32[N, 2]
         Each player's hand set at the node.
-    set_ptr : int64[S + 1], set_hand : int32[...]
-        Hands of set s: ``set_hand[set_ptr[s]:set_ptr[s + 1]]``, ascending.
-    set_pos : int32[S, H]
-        Position of hand h in set s, -1 if absent.
+    set_ptr : int64[S + 1], set_item : int32[...], set_hand : int32[...]
+        Members of set s: the private states ``set_item[set_ptr[s]:set_ptr[s + 1]]`` (ascending)
+        and the hand of each (``set_hand``, what the deal-pair table is indexed by). Without
+        private states beyond the hand (K = H) both are the same array.
+    set_pos : int32[S, K]
+        Position of private state k in set s, -1 if absent.
     hand_ptr : int64[N + 1]
         Entries of node n: ``hand_ptr[n]:hand_ptr[n + 1]``, one per hand of the actor's set.
-    hand_slot : int32[F], hand_mask : uint16[F], hand_count : float32[F]
-        First action slot (-1: no information set), legal children, deals of the information set
-        (an integer, exact in float32; 10 bytes per entry, 13.6 M entries in a full-deck t1 tree).
+    hand_slot : int32[F], hand_mask : uint16[F] or uint32[F], hand_count : float32[F]
+        First action slot (-1: no information set), legal children (uint32 where a node has more
+        than 16 children), deals of the information set (an integer, exact in float32; 10 bytes per
+        entry, 13.6 M entries in a full-deck t1 tree).
     weights : float64[H, H]
         ``W[h, h']``: probability of player 0 holding h and player 1 h' (sums to 1).
     weights_t : float64[H, H]
@@ -95,6 +98,13 @@ class PublicGame:
         Action slots of each information set.
     utility : float64[n_outcomes]
         Player 0's utility of each outcome code.
+    edge_label : int8[E], edge_dup : bool[E]
+        -1 on an edge whose child holds the mover's private states unchanged; a label l >= 0 on
+        an edge that turns state ``item_parent[k]`` into k for the child's states k of
+        ``item_label[k] == l`` (Truco: covering a card of type l; the edges of one node with
+        labels share their child, ``edge_dup`` marks all but the first of them).
+    item_label : int8[K], item_parent : int32[K]
+        The label of the edge into each private state (-1 none) and the state before it.
     """
 
     node_player: np.ndarray
@@ -103,6 +113,7 @@ class PublicGame:
     node_terminal: np.ndarray
     node_set: np.ndarray
     set_ptr: np.ndarray
+    set_item: np.ndarray
     set_hand: np.ndarray
     set_pos: np.ndarray
     hand_ptr: np.ndarray
@@ -117,6 +128,10 @@ class PublicGame:
     n_val: int
     infoset_ptr: np.ndarray
     utility: np.ndarray
+    edge_label: np.ndarray
+    edge_dup: np.ndarray
+    item_label: np.ndarray
+    item_parent: np.ndarray
     extra: dict = field(default_factory=dict)
 
     @property
@@ -151,7 +166,20 @@ class PublicGame:
 
 
 @njit
-def _offsets(node_player, edge_ptr, child, node_set, set_ptr):
+def _duplicates(edge_ptr, child, edge_label):
+    """``edge_dup``: a labelled edge after the first labelled one of its node (same child)."""
+    dup = np.zeros(child.shape[0], np.bool_)
+    for x in range(edge_ptr.shape[0] - 1):
+        seen = False
+        for e in range(edge_ptr[x], edge_ptr[x + 1]):
+            if edge_label[e] >= 0:
+                dup[e] = seen
+                seen = True
+    return dup
+
+
+@njit
+def _offsets(node_player, edge_ptr, child, edge_dup, node_set, set_ptr):
     """Reach offsets (the non-acting player shares the parent's vector) and value offsets (one
     layout per player)."""
     n = node_player.shape[0]
@@ -166,7 +194,7 @@ def _offsets(node_player, edge_ptr, child, node_set, set_ptr):
         a = node_player[x]
         for e in range(edge_ptr[x], edge_ptr[x + 1]):
             c = child[e]
-            if c < 0:
+            if c < 0 or edge_dup[e]:
                 continue
             reach_off[c, 1 - a] = reach_off[x, 1 - a]
             s = node_set[c, a]
@@ -200,7 +228,8 @@ def _hand_counts(node_player, node_set, set_ptr, set_hand, hand_ptr, weights, we
 
 
 def make_public_game(node_player, edge_ptr, child, node_set, set_ptr, set_hand, n_hands, hand_ptr,
-                     hand_slot, hand_mask, weights, infoset_ptr, n_outcomes, **extra):
+                     hand_slot, hand_mask, weights, infoset_ptr, n_outcomes, set_item=None,
+                     n_items=None, edge_label=None, item_label=None, item_parent=None, **extra):
     """Assemble a ``PublicGame``, deriving set positions, deal counts and offsets.
 
     Parameters
@@ -212,6 +241,13 @@ def make_public_game(node_player, edge_ptr, child, node_set, set_ptr, set_hand, 
     weights : float64[H, H]
         Deal-pair probabilities (player 0's hand first).
     n_outcomes : int
+    set_item : int array or None
+        The private state of each set member (``PublicGame.set_item``); None: ``set_hand`` (the
+        private state is the hand).
+    n_items : int or None
+        Number of private states K (None: ``n_hands``).
+    edge_label, item_label, item_parent : int arrays or None
+        As the ``PublicGame`` attributes; None: no labelled edge.
     extra
         Kept in ``game.extra``.
 
@@ -239,24 +275,38 @@ def make_public_game(node_player, edge_ptr, child, node_set, set_ptr, set_hand, 
     node_set = np.ascontiguousarray(node_set, np.int32)
     set_ptr = np.ascontiguousarray(set_ptr, np.int64)
     set_hand = np.ascontiguousarray(set_hand, np.int32)
-    set_pos = np.full((len(set_ptr) - 1, n_hands), -1, np.int32)
+    set_item = set_hand if set_item is None else np.ascontiguousarray(set_item, np.int32)
+    if set_item.shape != set_hand.shape:
+        raise ValueError(f"set_item has {len(set_item)} members, set_hand {len(set_hand)}")
+    set_pos = np.full((len(set_ptr) - 1, n_hands if n_items is None else n_items), -1, np.int32)
     for s in range(len(set_ptr) - 1):
-        members = set_hand[set_ptr[s]:set_ptr[s + 1]]
+        members = set_item[set_ptr[s]:set_ptr[s + 1]]
         set_pos[s, members] = np.arange(len(members), dtype=np.int32)
+    mask_type = np.uint16 if n_child.max(initial=0) <= 16 else np.uint32
     hand_ptr = np.ascontiguousarray(hand_ptr, np.int64)
-    reach_off, val_off, n_reach, n_val = _offsets(node_player, edge_ptr, child, node_set, set_ptr)
+    n_items = n_hands if n_items is None else n_items
+    edge_label = (np.full(len(child), -1, np.int8) if edge_label is None
+                  else np.ascontiguousarray(edge_label, np.int8))
+    item_label = (np.full(n_items, -1, np.int8) if item_label is None
+                  else np.ascontiguousarray(item_label, np.int8))
+    item_parent = (np.arange(n_items, dtype=np.int32) if item_parent is None
+                   else np.ascontiguousarray(item_parent, np.int32))
+    edge_dup = _duplicates(edge_ptr, child, edge_label)
+    reach_off, val_off, n_reach, n_val = _offsets(node_player, edge_ptr, child, edge_dup, node_set,
+                                                  set_ptr)
     counts = _hand_counts(node_player, node_set, set_ptr, set_hand, hand_ptr, weights, weights_t)
     node_terminal = np.zeros(len(node_player), np.bool_)
     node_terminal[parent[child < 0]] = True
     return PublicGame(node_player=node_player, edge_ptr=edge_ptr, child=child,
                       node_terminal=node_terminal, node_set=node_set, set_ptr=set_ptr,
-                      set_hand=set_hand, set_pos=set_pos, hand_ptr=hand_ptr,
+                      set_item=set_item, set_hand=set_hand, set_pos=set_pos, hand_ptr=hand_ptr,
                       hand_slot=np.ascontiguousarray(hand_slot, np.int32),
-                      hand_mask=np.ascontiguousarray(hand_mask, np.uint16), hand_count=counts,
+                      hand_mask=np.ascontiguousarray(hand_mask, mask_type), hand_count=counts,
                       weights=weights, weights_t=weights_t, reach_off=reach_off, val_off=val_off,
                       n_reach=int(n_reach), n_val=int(n_val),
                       infoset_ptr=np.ascontiguousarray(infoset_ptr, np.int64),
-                      utility=np.zeros(n_outcomes), extra=extra)
+                      utility=np.zeros(n_outcomes), edge_label=edge_label, edge_dup=edge_dup,
+                      item_label=item_label, item_parent=item_parent, extra=extra)
 
 
 @njit
@@ -309,10 +359,20 @@ def _prob(strategy, slot, mask, j):
 
 
 @njit
-def _reach(node_player, edge_ptr, child, node_set, set_ptr, set_hand, set_pos, hand_ptr,
-           hand_slot, hand_mask, reach_off, strategy, reach):
+def _label_edges(edge_label, f, nc, lab2j):
+    """Fill ``lab2j[label]`` with the node's edge of each label (edges ``f:f + nc``)."""
+    for j in range(nc):
+        if edge_label[f + j] >= 0:
+            lab2j[edge_label[f + j]] = j
+
+
+@njit
+def _reach(node_player, edge_ptr, child, node_set, set_ptr, set_item, set_pos, hand_ptr,
+           hand_slot, hand_mask, reach_off, strategy, reach, edge_label, edge_dup, item_label,
+           item_parent):
     """Top-down reaches of both players under ``strategy`` (1 where a hand has no information
     set and one legal action)."""
+    lab2j = np.full(128, -1, np.int64)
     for q in range(2):
         s = node_set[0, q]
         for i in range(set_ptr[s + 1] - set_ptr[s]):
@@ -323,16 +383,41 @@ def _reach(node_player, edge_ptr, child, node_set, set_ptr, set_hand, set_pos, h
         po = reach_off[x, a]
         e0 = hand_ptr[x]
         f = edge_ptr[x]
-        for j in range(edge_ptr[x + 1] - f):
+        nc = edge_ptr[x + 1] - f
+        for j in range(nc):
             c = child[f + j]
-            if c < 0:
+            if c < 0 or edge_dup[f + j]:
                 continue
             cs = node_set[c, a]
             co = reach_off[c, a]
+            if edge_label[f + j] >= 0:  # the shared child of the labelled edges
+                _label_edges(edge_label, f, nc, lab2j)
+                for i in range(set_ptr[cs + 1] - set_ptr[cs]):
+                    it = set_item[set_ptr[cs] + i]
+                    jj = lab2j[item_label[it]]
+                    if jj < 0:
+                        reach[co + i] = 0.0
+                        continue
+                    pi = set_pos[ps, item_parent[it]]
+                    e = e0 + pi
+                    reach[co + i] = reach[po + pi] * _prob(strategy, hand_slot[e], hand_mask[e], jj)
+                for jj in range(nc):
+                    if edge_label[f + jj] >= 0:
+                        lab2j[edge_label[f + jj]] = -1
+                continue
             for i in range(set_ptr[cs + 1] - set_ptr[cs]):
-                pi = i if cs == ps else set_pos[ps, set_hand[set_ptr[cs] + i]]
+                pi = i if cs == ps else set_pos[ps, set_item[set_ptr[cs] + i]]
                 e = e0 + pi
                 reach[co + i] = reach[po + pi] * _prob(strategy, hand_slot[e], hand_mask[e], j)
+
+
+@njit
+def _largest_set(set_ptr):
+    """Members of the largest set (the scratch vectors' length)."""
+    n = 0
+    for s in range(set_ptr.shape[0] - 1):
+        n = max(n, set_ptr[s + 1] - set_ptr[s])
+    return n
 
 
 @njit
@@ -348,14 +433,24 @@ def _against(w, set_ptr, set_hand, sp, so, ro, reach, out):
         out[i] = acc
 
 
-TRAILING_ZEROS = np.array([(m & -m).bit_length() - 1 for m in range(1 << MAX_CHILDREN)], np.int8)
-"""Lowest set bit of each children mask: the loops visit a hand's legal children only."""
+TRAILING_ZEROS = np.array([(m & -m).bit_length() - 1 for m in range(1 << 16)], np.int8)
+"""Lowest set bit of each 16-bit children mask: the loops visit a hand's legal children only."""
 
 
 @njit
-def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_hand, set_pos,
-            hand_ptr, hand_slot, hand_mask, hand_count, reach_off, val_off, w, utility, strategy,
-            reach, val, p, mode, regret, strat_sum, pos, neg, avg, tz):
+def _low(tz, m):
+    """Lowest set bit of a nonzero children mask of up to 32 bits (``tz``: ``TRAILING_ZEROS``)."""
+    lo = m & 0xFFFF
+    if lo:
+        return tz[lo]
+    return 16 + tz[(m >> 16) & 0xFFFF]
+
+
+@njit
+def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_hand, set_item,
+            set_pos, hand_ptr, hand_slot, hand_mask, hand_count, reach_off, val_off, w, utility, strategy,
+            reach, val, p, mode, regret, strat_sum, pos, neg, avg, tz, edge_label, edge_dup,
+            item_label, item_parent):
     """Bottom-up values of player p's ranges (player 0's utility). ``mode`` 0: p follows
     ``strategy`` and gets its DCFR update (regrets discounted, then the iteration's added; the
     strategy sums likewise); 1: p best-responds (max for player 0, min for player 1). Terminal
@@ -363,10 +458,11 @@ def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_
     by the deal-pair table (the vector ``q``, or, where the opponent acts, its reach times its
     expected terminal utility ``y``). ``tz``: ``TRAILING_ZEROS``. Returns the root's sum."""
     sign = 1.0 if p == 0 else -1.0
-    n_hands = w.shape[0]
+    n_hands = _largest_set(set_ptr)
     q = np.empty(n_hands)
     y = np.empty(n_hands)
     cvm = np.empty((n_hands, MAX_CHILDREN))
+    lab2j = np.full(128, -1, np.int64)
     for x in range(node_player.shape[0] - 1, -1, -1):
         a = node_player[x]
         o = 1 - a
@@ -382,7 +478,7 @@ def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_
                 val[vo + i] = 0.0
             for j in range(nc):
                 c = child[f + j]
-                if c >= 0:
+                if c >= 0 and not edge_dup[f + j]:
                     co = val_off[c, p]
                     for i in range(n_p):
                         val[vo + i] += val[co + i]
@@ -398,7 +494,7 @@ def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_
                     acc = 0.0
                     kk = 0
                     while m:
-                        j = tz[m]
+                        j = _low(tz, m)
                         m &= m - 1
                         c = child[f + j]
                         if c < 0:
@@ -416,16 +512,26 @@ def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_
             _against(w, set_ptr, set_hand, ps, node_set[x, o], reach_off[x, o], reach, q)
         for j in range(nc):
             c = child[f + j]
-            if c < 0:
+            if c < 0 or edge_dup[f + j]:
                 continue
             cs = node_set[c, p]
             co = val_off[c, p]
-            if cs == ps:
+            if edge_label[f + j] >= 0:  # the shared child of the labelled edges
+                _label_edges(edge_label, f, nc, lab2j)
+                for ci in range(set_ptr[cs + 1] - set_ptr[cs]):
+                    it = set_item[set_ptr[cs] + ci]
+                    jj = lab2j[item_label[it]]
+                    if jj >= 0:
+                        cvm[set_pos[ps, item_parent[it]], jj] = val[co + ci]
+                for jj in range(nc):
+                    if edge_label[f + jj] >= 0:
+                        lab2j[edge_label[f + jj]] = -1
+            elif cs == ps:
                 for i in range(n_p):
                     cvm[i, j] = val[co + i]
             else:
                 for ci in range(set_ptr[cs + 1] - set_ptr[cs]):
-                    cvm[set_pos[ps, set_hand[set_ptr[cs] + ci]], j] = val[co + ci]
+                    cvm[set_pos[ps, set_item[set_ptr[cs] + ci]], j] = val[co + ci]
         ro = reach_off[x, p]
         for i in range(n_p):
             e = e0 + i
@@ -433,7 +539,7 @@ def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_
             s = hand_slot[e]
             mm = m
             while mm:
-                j = tz[mm]
+                j = _low(tz, mm)
                 mm &= mm - 1
                 c = child[f + j]
                 if c < 0:
@@ -443,7 +549,7 @@ def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_
                 first = True
                 mm = m
                 while mm:
-                    j = tz[mm]
+                    j = _low(tz, mm)
                     mm &= mm - 1
                     if first or (cvm[i, j] > best if p == 0 else cvm[i, j] < best):
                         best = cvm[i, j]
@@ -454,7 +560,7 @@ def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_
             k = 0
             mm = m
             while mm:
-                j = tz[mm]
+                j = _low(tz, mm)
                 mm &= mm - 1
                 v += strategy[s + k] * cvm[i, j]
                 k += 1
@@ -463,7 +569,7 @@ def _values(node_player, edge_ptr, child, node_terminal, node_set, set_ptr, set_
             k = 0
             mm = m
             while mm:
-                j = tz[mm]
+                j = _low(tz, mm)
                 mm &= mm - 1
                 r = regret[s + k]
                 r *= pos if r > 0.0 else neg
@@ -483,7 +589,7 @@ def _outcome_probabilities(node_player, edge_ptr, child, node_terminal, node_set
                            strategy, reach, n_outcomes):
     """Probability of each outcome code when both players follow ``strategy`` (reaches filled)."""
     out = np.zeros(n_outcomes)
-    q = np.empty(weights.shape[0])
+    q = np.empty(_largest_set(set_ptr))
     for x in range(node_player.shape[0]):
         if not node_terminal[x]:
             continue
@@ -511,16 +617,17 @@ class _Scratch:
 
 
 def _reach_of(g, strategy, reach):
-    _reach(g.node_player, g.edge_ptr, g.child, g.node_set, g.set_ptr, g.set_hand, g.set_pos,
-           g.hand_ptr, g.hand_slot, g.hand_mask, g.reach_off, strategy, reach)
+    _reach(g.node_player, g.edge_ptr, g.child, g.node_set, g.set_ptr, g.set_item, g.set_pos,
+           g.hand_ptr, g.hand_slot, g.hand_mask, g.reach_off, strategy, reach, g.edge_label,
+           g.edge_dup, g.item_label, g.item_parent)
 
 
 def _values_of(g, strategy, sc, p, mode, regret, strat_sum, pos=1.0, neg=1.0, avg=1.0):
     return _values(g.node_player, g.edge_ptr, g.child, g.node_terminal, g.node_set, g.set_ptr,
-                   g.set_hand, g.set_pos, g.hand_ptr, g.hand_slot, g.hand_mask, g.hand_count,
+                   g.set_hand, g.set_item, g.set_pos, g.hand_ptr, g.hand_slot, g.hand_mask, g.hand_count,
                    g.reach_off, g.val_off, g.weights if p == 0 else g.weights_t, g.utility,
                    strategy, sc.reach, sc.val, p, mode, regret, strat_sum, pos, neg, avg,
-                   TRAILING_ZEROS)
+                   TRAILING_ZEROS, g.edge_label, g.edge_dup, g.item_label, g.item_parent)
 
 
 def update_player(game, regret, strat_sum, strategy, p, pos, neg, avg, scratch=None):

@@ -135,9 +135,9 @@ def check_params(params):
         raise ValueError(f"bad prune {prm['prune']!r}: allowed {PRUNE_MODES}")
     if prm["solver"] not in SOLVERS:
         raise ValueError(f"bad solver {prm['solver']!r}: allowed {SOLVERS}")
-    if prm["face_down"] is True and prm["solver"] in ("forest", "public"):
-        raise ValueError(f"face_down: true needs solver: tabular or auto (the {prm['solver']} CFR "
-                         "has no covered cards: a covered card's type is private)")
+    if prm["face_down"] is True and prm["solver"] == "forest":
+        raise ValueError("face_down: true needs solver: public, auto or tabular (the per-deal "
+                         "forest CFR, games/truco/forest.py, has no covered cards)")
     if not isinstance(prm["face_down"], bool):
         raise ValueError(f"bad face_down {prm['face_down']!r}: allowed true or false (rules.py: cards "
                          "played face down from the second trick on)")
@@ -567,12 +567,14 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
         prune = prm["prune"]
         if prune == "player" and not player_prune_is_lossless(table, *s):
             prune = "min"
-        # the forest is built without covered cards (games/truco/forest.py): face-down trees are
-        # tabular (check_params refuses solver "forest" with face_down)
+        # the forest is built without covered cards (games/truco/forest.py): face-down trees take
+        # the public tree, or with "auto" above PUBLIC_MAX_CAP the tabular solver (check_params
+        # refuses solver "forest" with face_down)
+        small_cap = max(raise_caps(*s, prune)) <= PUBLIC_MAX_CAP
         if prm["solver"] in ("forest", "public") or (
-                prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS and not prm["face_down"]):
-            public = prm["solver"] == "public" or (prm["solver"] == "auto"
-                                                   and max(raise_caps(*s, prune)) <= PUBLIC_MAX_CAP)
+                prm["solver"] == "auto" and len(pairs) >= FOREST_MIN_DEALS
+                and (small_cap or not prm["face_down"])):
+            public = prm["solver"] == "public" or (prm["solver"] == "auto" and small_cap)
             return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr,
                                  public=public)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
@@ -602,11 +604,20 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
     kernels/public_cfr.py (never the whole per-deal tree; both lay the action slots out by
     information-set key, so accumulators pass between them); ``cfr`` holds the solver's
     ``max_iterations`` and ``checkpoint``. The record's ``n_nodes`` counts the per-deal tree's
-    nodes with either solver (``public_cfr.deal_node_count``), so CPU per node stays comparable."""
+    nodes with either solver (``public_cfr.deal_node_count``), so CPU per node stays comparable.
+    With ``face_down`` (the public tree only) the off-path refinement is skipped: it runs deal by
+    deal on the forest, which has no covered cards; the stored policy is then the solve's average
+    strategy (``off_path`` all False, ``off_path_sets`` 0, ``off_path_reach`` 0.0)."""
     hands, pairs, weights = deck
-    build = build_public_raise_tree if public else build_raise_forest
-    forest = build(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                   three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
+    face_down = bool(prm["face_down"])
+    if face_down:
+        forest = build_public_raise_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                                         three_ties=prm["three_ties"],
+                                         raise_caps=raise_caps(*s, prune), face_down=True)
+    else:
+        build = build_public_raise_tree if public else build_raise_forest
+        forest = build(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                       three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
     forest.set_utilities(table)
     if own is not None:
         warm = (unmapped(own[0]), unmapped(own[1]), *own[2:])
@@ -621,7 +632,12 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         forest, target_nash_conv=prm["target_nash_conv"], check_every=prm["check_every"],
         warm_start=warm, overwrite_warm_start=True,
         progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
-    n_nodes = public_cfr.deal_node_count(forest) if public else forest.n_nodes
+    n_nodes = public_cfr.deal_node_count(forest) if public or face_down else forest.n_nodes
+    if face_down:
+        return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
+                       float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
+                       forest.infoset_key, forest.hands, t0, c0, _unrefined(res, forest.n_infosets),
+                       face_down=True)
     if public:  # the refinement runs deal by deal: the forest of the same keys and slots
         keys, ptr = forest.infoset_key, forest.infoset_ptr
         del forest  # before the forest's arrays: the job's peak stays one tree's
@@ -636,6 +652,15 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
     return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
                    forest.infoset_key, forest.hands, t0, c0, refined)
+
+
+def _unrefined(res, n_infosets):
+    """``_off_path``'s dict for a solve stored without the refinement: the average strategy,
+    no information set off the path."""
+    return dict(policy=res.strategy, off_path=np.zeros(n_infosets, bool), off_path_reach=0.0,
+                off_path_unreached=False, off_path_sets=0, off_path_seconds=0.0,
+                off_path_check_seconds=0.0, off_path_value=float(res.value),
+                off_path_nash_conv=float(res.nash_conv))
 
 
 def _off_path(s, c, res, refine, evaluate_profile, target):

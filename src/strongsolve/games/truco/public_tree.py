@@ -26,6 +26,10 @@ share one public child, whose items are reached from their item before the cover
 (``PublicGame.edge_label``, ``item_parent``); the deal-pair table stays over hands (an item's hand
 is ``set_hand``). Without ``face_down`` the items are the hands and the tree is the one built
 before the option.
+
+Why one module of more than 500 lines: the item sets, the numba builder that walks the public
+histories and the driver that lays out the information sets by the tabular keys share one
+numbering of items, sets and edges; split, each part would have to restate it.
 """
 
 from itertools import combinations

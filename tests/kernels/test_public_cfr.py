@@ -95,25 +95,33 @@ def test_public_layout_equals_the_forest(cards, vclass, caps):
     assert pc.deal_node_count(game) == forest.n_nodes
 
 
-@pytest.mark.parametrize("cards,vclass,caps,ties", [c + ("nobody",) for c in CASES]
-                         + [(DECK9, 0, (1, 1), "mano")])
-def test_every_update_equals_the_forest_to_round_off(cards, vclass, caps, ties):
-    forest, game = _both(_deal(cards, vclass), caps, 1, ties)
-    m = forest.n_slots
-    ra, sa, sta = np.zeros(m), np.zeros(m), np.zeros(m)
-    stb = np.zeros(m)
+def _updates_agree(reference_update, game, iterations):
+    """Run ``iterations`` DCFR updates of both players with ``reference_update(regret, strat_sum,
+    strategy, p, pos, neg, avg)`` and the public tree's from the same accumulators each time,
+    asserting equal current strategies and regrets / strategy sums equal to 1e-12 (relative);
+    returns the reference's regrets, strategy sums and the largest relative difference seen."""
+    m = game.n_slots
+    ra, sa, sta, stb = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
     worst = 0.0
-    for t in range(40):
+    for t in range(iterations):
         pos, neg, avg = dcfr_weights(float(t + 1), 1.5, 0.0, 2.0)
         for p in range(2):
             rb, sb = ra.copy(), sa.copy()
-            _forest_update(forest, ra, sa, sta, p, pos, neg, avg)
+            reference_update(ra, sa, sta, p, pos, neg, avg)
             pc.update_player(game, rb, sb, stb, p, pos, neg, avg)
             assert np.array_equal(sta, stb)  # the same current strategy from the same regrets
             scale = max(1.0, np.abs(ra).max(), np.abs(sa).max())
             worst = max(worst, np.abs(ra - rb).max() / scale, np.abs(sa - sb).max() / scale)
             assert np.abs(ra - rb).max() <= 1e-12 * scale, (t, p)
             assert np.abs(sa - sb).max() <= 1e-12 * scale, (t, p)
+    return ra, sa, worst
+
+
+@pytest.mark.parametrize("cards,vclass,caps,ties", [c + ("nobody",) for c in CASES]
+                         + [(DECK9, 0, (1, 1), "mano")])
+def test_every_update_equals_the_forest_to_round_off(cards, vclass, caps, ties):
+    forest, game = _both(_deal(cards, vclass), caps, 1, ties)
+    ra, sa, worst = _updates_agree(lambda *args: _forest_update(forest, *args), game, 40)
     assert np.abs(ra).max() > 1e-3 and worst > 0.0  # the updates did something, in another order
 
 
@@ -318,20 +326,7 @@ def test_face_down_layout_equals_the_tabular_tree(cards, vclass, caps):
                          + [(DECK9, 0, (1, 1), "mano")])
 def test_face_down_updates_equal_the_tabular_solver(cards, vclass, caps, ties):
     tree, game = _both_face_down(_deal(cards, vclass), caps, 1, ties)
-    m = game.n_slots
-    ra, sa, sta, stb = np.zeros(m), np.zeros(m), np.zeros(m), np.zeros(m)
-    worst = 0.0
-    for t in range(6):
-        pos, neg, avg = dcfr_weights(float(t + 1), 1.5, 0.0, 2.0)
-        for p in range(2):
-            rb, sb = ra.copy(), sa.copy()
-            _tabular_update(tree, ra, sa, sta, p, pos, neg, avg)
-            pc.update_player(game, rb, sb, stb, p, pos, neg, avg)
-            assert np.array_equal(sta, stb)  # the same current strategy from the same regrets
-            scale = max(1.0, np.abs(ra).max(), np.abs(sa).max())
-            worst = max(worst, np.abs(ra - rb).max() / scale, np.abs(sa - sb).max() / scale)
-            assert np.abs(ra - rb).max() <= 1e-12 * scale, (t, p)
-            assert np.abs(sa - sb).max() <= 1e-12 * scale, (t, p)
+    ra, sa, _ = _updates_agree(lambda *args: _tabular_update(tree, *args), game, 6)
     assert np.abs(ra).max() > 1e-3 and np.abs(sa).max() > 1e-3
 
 

@@ -19,12 +19,7 @@ from strongsolve.games.ludo.stages import values as ludo_values
 BOARDS = Path(__file__).resolve().parents[4] / "bench" / "data"
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = ludo_values.set_threads(None)
-    ludo_values.set_threads(1)
-    yield
-    ludo_values.set_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
 
 @functools.lru_cache(maxsize=None)

@@ -38,14 +38,7 @@ TWO = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    # the values do not depend on the thread count (tested below); one thread spares these small
-    # races a barrier per level on a machine whose cores other jobs hold
-    before = ludo_values.set_threads(None)
-    ludo_values.set_threads(1)
-    yield
-    ludo_values.set_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
 
 @functools.lru_cache(maxsize=None)

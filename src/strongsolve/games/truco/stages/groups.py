@@ -609,15 +609,11 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
     deal on the forest, which has no covered cards; the stored policy is then the solve's average
     strategy (``off_path`` all False, ``off_path_sets`` 0, ``off_path_reach`` 0.0)."""
     hands, pairs, weights = deck
-    face_down = bool(prm["face_down"])
-    if face_down:
-        forest = build_public_raise_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                                         three_ties=prm["three_ties"],
-                                         raise_caps=raise_caps(*s, prune), face_down=True)
-    else:
-        build = build_public_raise_tree if public else build_raise_forest
-        forest = build(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                       three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
+    face_down = bool(prm["face_down"])  # only with public (_solve_one, check_params)
+    options = dict(face_down=True) if face_down else {}
+    build = build_public_raise_tree if public else build_raise_forest
+    forest = build(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
+                   three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune), **options)
     forest.set_utilities(table)
     if own is not None:
         warm = (unmapped(own[0]), unmapped(own[1]), *own[2:])
@@ -632,7 +628,7 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         forest, target_nash_conv=prm["target_nash_conv"], check_every=prm["check_every"],
         warm_start=warm, overwrite_warm_start=True,
         progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
-    n_nodes = public_cfr.deal_node_count(forest) if public or face_down else forest.n_nodes
+    n_nodes = public_cfr.deal_node_count(forest) if public else forest.n_nodes
     if face_down:
         return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                        float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,

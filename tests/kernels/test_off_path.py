@@ -13,7 +13,7 @@ from strongsolve.games.truco.stages.grid import small_deck
 from strongsolve.games.truco.tree import N_RAISE_OUTCOMES, build_hand_tree
 from strongsolve.kernels import cfr
 from strongsolve.kernels import forest_cfr as fc
-from strongsolve.kernels.off_path import OFF_PATH_REACH, refine_forest, refine_tabular
+from strongsolve.kernels.off_path import OFF_PATH_REACH, refine_forest, refine_tabular, tabular_refiner
 
 from naive import truco as naive
 
@@ -230,7 +230,7 @@ def test_a_rarely_reached_set_drops_a_dominated_move():
     g = _raise_tree((1, 1), 11)[0].game
     target = 1e-4
     res = _solve(g, target)
-    rec = _off_path((11, 11), 0, res, lambda st, tau, unreached: refine_tabular(g, st, tau, unreached),
+    rec = _off_path((11, 11), 0, res, tabular_refiner(g, res.strategy),
                     lambda st: cfr.evaluate(g, st), target)
     assert rec["off_path_reach"] == OFF_PATH_REACHES[0] == 1e-1 and rec["off_path_unreached"]
     policy = rec["policy"]
@@ -262,3 +262,67 @@ def test_a_rarely_reached_set_drops_a_dominated_move():
             dropped += bool(worse)
     assert dropped >= 2
     assert _check_against_naive(g, res.strategy, policy, rec["off_path"], 1e-1) == rec["off_path"].sum()
+
+
+def test_one_refiner_for_every_rung_on_any_thread_count(monkeypatch):
+    """The forest refiner computes its beliefs once and serves every rung of the ladder: each rung
+    gives the tabular form's arrays, on one thread and on two (the parallel passes forced on)."""
+    import numba
+
+    from strongsolve.kernels.off_path import forest_refiner
+
+    tree, forest = _raise_tree((2, 1), 13)
+    res = _solve(tree.game, 1e-3)
+    monkeypatch.setattr(fc, "PARALLEL_MIN_NODES", 0)
+    threads = numba.get_num_threads()
+    results = {}
+    try:
+        for n in (1, 2):
+            numba.set_num_threads(n)
+            refine = forest_refiner(forest, res.strategy)
+            results[n] = [refine(tau, u) for u in (True, False) for tau in (1e-1, 1e-3, 0.0)]
+    finally:
+        numba.set_num_threads(threads)
+    tabular = tabular_refiner(tree.game, res.strategy)
+    for i, (u, tau) in enumerate((u, tau) for u in (True, False) for tau in (1e-1, 1e-3, 0.0)):
+        refined, off = tabular(tau, u)
+        assert np.array_equal(results[1][i][0], results[2][i][0])  # bit for bit
+        assert np.array_equal(results[1][i][1], results[2][i][1])
+        assert np.array_equal(off, results[1][i][1])
+        assert np.abs(refined - results[1][i][0]).max() <= 1e-12
+
+
+@pytest.mark.parametrize("first", range(19))
+def test_the_ladder_takes_the_first_passing_rung_in_at_most_five_tries(first):
+    """groups._off_path bisects each half of the ladder: with a check that passes from rung
+    ``first`` on (18: none passes), it takes that rung after at most 5 refinements, or raises."""
+    from types import SimpleNamespace
+
+    from strongsolve.games.truco.stages.groups import LADDER, _off_path
+
+    res = SimpleNamespace(strategy=np.zeros(2), value=0.5, nash_conv=1e-3)
+    calls = []
+
+    def refine(tau, unreached):
+        calls.append(LADDER.index((unreached, tau)))
+        return np.full(2, float(calls[-1])), np.zeros(3, bool)
+
+    # the check passes from ``first`` on within each half (one half's last rung decides the half);
+    # a failing rung moves the NashConv above the target
+    half = len(LADDER) // 2
+    if first < half:
+        passing = lambda i: first <= i < half or i >= half  # noqa: E731
+    else:
+        passing = lambda i: i >= first  # noqa: E731
+
+    def evaluate(policy):
+        return dict(value=0.5, nash_conv=1e-3 if passing(int(policy[0])) else 2e-3)
+
+    if first == len(LADDER):
+        with pytest.raises(RuntimeError, match="even at own reach 0"):
+            _off_path((10, 10), 0, res, refine, evaluate, 1e-3)
+        return
+    rec = _off_path((10, 10), 0, res, refine, evaluate, 1e-3)
+    assert (rec["off_path_unreached"], rec["off_path_reach"]) == LADDER[first]
+    assert rec["policy"][0] == first
+    assert rec["off_path_rungs"] == len(set(calls)) == len(calls) <= 5

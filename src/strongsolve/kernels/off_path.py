@@ -48,24 +48,29 @@ Definitions (every solver uses these, ``refine_tabular`` and ``refine_forest``):
   profile: the opponent its on-path rows as solved and its off-path rows refined, p its own later
   rows (all off the path). Exact ties go to the action the solve's profile weighs most (then the
   first), so a row that already is a best response keeps its move. The refined row is that action with
-  probability 1. The two players' refinements depend on each other only through the rows below, so
-  sweeps of both players, each a backward pass level by level from the deepest, settle: sweep n
-  fixes at least the deepest n levels (``_sweeps``). A limit: the beliefs are the solved
-  profile's, so where the other player's row between two sets of p was refined, p's later choice
-  is a best response under beliefs the refined profile no longer holds, and the earlier set's move
-  can fall short of the best continuation from it. Beliefs from the refined profile would make the
-  two refinements depend on each other both ways (a fixed point with no bound on its sweeps). On
-  the 9-card 11-11 tree with random pure profiles, where deviations of both players abound, 2 of
-  12 profiles show such a set; the tests pin profiles without one.
+  probability 1. A row depends only on the rows below it (both players'), so one backward pass,
+  level by level from the deepest, refines both players' rows at once: at each level the rows of
+  that level from the values below, then the values of that level (``_backup_*``). A limit: the
+  beliefs are the solved profile's, so where the other player's row between two sets of p was
+  refined, p's later choice is a best response under beliefs the refined profile no longer holds,
+  and the earlier set's move can fall short of the best continuation from it. Beliefs from the
+  refined profile would make the two refinements depend on each other both ways (a fixed point
+  with no bound on its passes). On the 9-card 11-11 tree with random pure profiles, where
+  deviations of both players abound, 2 of 12 profiles show such a set; the tests pin profiles
+  without one.
 
 On-path rows are copied bit for bit. An information set's nodes all share one depth (both game
 forms check it), so the best response runs level by level from the deepest, as the solvers' own
-best responses do (``kernels.cfr._best_response``); a sweep costs about one best-response pass per
-player, the cost of one NashConv check of the solve. Scratch: per node 8 bytes each of own reach,
-belief weight, chance reach (tabular), opponent reach and value, 8 (tabular) or 4 (forest) of p's
-last set on the way and 4 of the zero-probability count; the forest form holds these per node of
-one hand's deals at a time per thread, plus its first child and code (44 bytes per node, against
-the best response's 28: ``forest_cfr.SCRATCH_BYTES_PER_HAND_NODE``).
+best responses do (``kernels.cfr._best_response``). The beliefs (each decision node's weight and
+zero-probability count for the player who acts there) depend on the solved profile only, so a
+refiner (``tabular_refiner``, ``forest_refiner``) computes them once and every threshold of the
+ladder reuses them; a threshold then costs one marking pass per marking round (the rounds end when
+a marking adds no set, usually the second) and one backward pass per round, about one
+best-response pass of the solve each. Memory of the forest refiner: per node 8 bytes of weight, 8
+of value, 1 of the count and 2 of the offset to the first child (a deal has at most 16384 nodes),
+8 per decision node of the level order, per information set 26 (own reach, depth order, previous
+set, smallest count, two flags) and per action slot 16 (the refined row and its values): the
+constants ``BYTES_PER_*`` and ``refiner_bytes``. The tabular refiner holds 52 bytes per node.
 """
 
 import numba
@@ -80,69 +85,151 @@ OFF_PATH_REACH = 1e-3
 own reach (module docstring) is at most this is off the equilibrium path (a probability)."""
 
 OFF_PATH_REACHES = (1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 1e-4, 1e-5, 1e-6, 0.0)
-"""The thresholds a solve tries in turn (module docstring); the one taken is stored with the
-subgame."""
+"""The thresholds a solve tries (module docstring); the one taken is stored with the subgame."""
 
 NO_DEVIATION = np.iinfo(np.int32).max  # no node of the information set is reached (kmin sentinel)
+BYTES_PER_NODE = 8 + 8 + 1 + 2
+BYTES_PER_DECISION = 8
+BYTES_PER_INFOSET = 8 + 8 + 4 + 4 + 1 + 1
+BYTES_PER_SLOT = 8 + 8
+MAX_DEAL_NODES = 1 << 16  # the first-child offset is a uint16
+
+
+def refiner_bytes(nodes, decisions, infosets, slots):
+    """Bytes ``forest_refiner`` holds beside the forest and the solve's arrays (module docstring).
+
+    Parameters
+    ----------
+    nodes, decisions, infosets, slots : int
+        Nodes, decision nodes, information sets and action slots of the forest.
+
+    Returns
+    -------
+    int
+    """
+    return (nodes * BYTES_PER_NODE + decisions * BYTES_PER_DECISION + infosets * BYTES_PER_INFOSET
+            + slots * BYTES_PER_SLOT)
+
+
+def _rounds(mark, backup, strategy, n_infosets):
+    """The refined profile and mask: ``mark(reach_of, off)`` adds to ``off`` the sets off the path
+    under the profile ``reach_of``; ``backup(out, off)`` writes the rows of the sets of ``off``
+    into ``out``. The first marking is under the solve's profile; after each backward pass the
+    mask is marked again under the refined profile (a refined row of the opponent can leave a set
+    unreached) until a marking adds no set: the mask only grows, so this ends."""
+    out = strategy.copy()
+    off = np.zeros(n_infosets, np.bool_)
+    mark(strategy, off)
+    while True:
+        backup(out, off)
+        size = int(off.sum())
+        mark(out, off)
+        if int(off.sum()) == size:
+            return out, off
+
+
+def _pick(q, strategy, lo, hi, maximise):
+    """The slot of the best action of one row (ties: the solve's most weighed, then the first)."""
+    arg = lo
+    for kk in range(lo + 1, hi):
+        if ((q[kk] > q[arg]) if maximise else (q[kk] < q[arg])) or (
+                q[kk] == q[arg] and strategy[kk] > strategy[arg]):
+            arg = kk
+    return arg
+
+
+_pick = njit(_pick)
+
+
+# ---------------------------------------------------------------- tabular
 
 
 @njit
-def _refine_tabular(node_type, node_player, node_infoset, child_ptr, child, child_prob, utility,
-                    infoset_ptr, level_order, level_ptr, strategy, reach_of, p, tau, unreached,
-                    mark, out, off):
-    """One sweep of player p in ``refine_tabular``: with ``mark``, adds to ``off`` p's sets off the
-    path under the profile ``reach_of`` (module docstring); then writes the rows of p's off-path
-    sets of ``out``, each the best action against ``out`` below it (beliefs from ``strategy``)."""
+def _tabular_beliefs(node_type, node_player, node_infoset, child_ptr, child, child_prob,
+                     infoset_ptr, strategy, w, k):
+    """Each decision node's belief weight ``w`` (chance x the solved opponent's positive action
+    probabilities) and zero-probability count ``k``, for the player who acts there."""
+    n = node_type.shape[0]
+    r = np.empty(n)
+    kk = np.empty(n, np.int32)
+    for p in range(2):
+        r[0] = 1.0
+        kk[0] = 0
+        for x in range(n):
+            t = node_type[x]
+            if t == TERMINAL:
+                continue
+            mine = t == DECISION and node_player[x] == p
+            if mine:
+                w[x] = r[x]
+                k[x] = kk[x]
+            lo = child_ptr[x]
+            for e in range(lo, child_ptr[x + 1]):
+                c = child[e]
+                r[c], kk[c] = r[x], kk[x]
+                if t == CHANCE:
+                    r[c] = r[x] * child_prob[e]
+                elif not mine:
+                    s = strategy[infoset_ptr[node_infoset[x]] + e - lo]
+                    if s > 0.0:
+                        r[c] = r[x] * s
+                    else:
+                        kk[c] = kk[x] + 1
+
+
+@njit
+def _tabular_mark(node_type, node_player, node_infoset, child_ptr, child, child_prob, infoset_ptr,
+                  level_order, reach_of, tau, unreached, off):
+    """Adds to ``off`` both players' sets off the path under ``reach_of`` (module docstring)."""
     n = node_type.shape[0]
     n_is = infoset_ptr.shape[0] - 1
     own = np.empty(n)
-    r = np.empty(n)  # chance x opponent reach, zero-probability opponent actions skipped
-    k = np.empty(n, np.int32)  # zero-probability opponent actions on the way
-    cc = np.empty(n)  # chance reach
-    o = np.empty(n)  # opponent reach, zeros included
-    last = np.empty(n, np.int64)  # p's last information set on the way (-1: none)
-    sum_o = np.zeros(n_is)
+    cc = np.empty(n)
+    o = np.empty(n)
+    last = np.empty(n, np.int64)
+    reached = np.zeros(n_is, np.bool_)
     own_i = np.zeros(n_is)
     parent = np.full(n_is, -1, np.int64)
-    own[0] = r[0] = cc[0] = o[0] = 1.0
-    k[0] = 0
-    last[0] = -1
-    for x in range(n):
-        t = node_type[x]
-        if t == TERMINAL:
-            continue
-        lo = child_ptr[x]
-        mine = t == DECISION and node_player[x] == p
-        if mine and mark:
-            i = node_infoset[x]
-            sum_o[i] += cc[x] * o[x]
-            own_i[i] = own[x]
-            parent[i] = last[x]
-        for e in range(lo, child_ptr[x + 1]):
-            c = child[e]
-            own[c], r[c], k[c], cc[c], o[c] = own[x], r[x], k[x], cc[x], o[x]
-            last[c] = node_infoset[x] if mine else last[x]
-            if t == CHANCE:
-                r[c] = r[x] * child_prob[e]
-                cc[c] = cc[x] * child_prob[e]
+    for p in range(2):
+        own[0] = cc[0] = o[0] = 1.0
+        last[0] = -1
+        for x in range(n):
+            t = node_type[x]
+            if t == TERMINAL:
                 continue
-            s = strategy[infoset_ptr[node_infoset[x]] + e - lo]
-            m = reach_of[infoset_ptr[node_infoset[x]] + e - lo]
+            mine = t == DECISION and node_player[x] == p
             if mine:
-                own[c] = own[x] * m
-            else:
-                o[c] = o[x] * m
-                if s > 0.0:
-                    r[c] = r[x] * s
-                else:
-                    k[c] = k[x] + 1
-    if mark:  # shallow to deep: a set below an off-path one of p is off the path too
-        for j in range(level_order.shape[0]):
-            x = level_order[j]
-            if node_type[x] == DECISION and node_player[x] == p:
                 i = node_infoset[x]
-                off[i] = (off[i] or own_i[i] <= tau or (unreached and sum_o[i] == 0.0)
-                          or (parent[i] >= 0 and off[parent[i]]))
+                if cc[x] * o[x] > 0.0:
+                    reached[i] = True
+                own_i[i] = own[x]
+                parent[i] = last[x]
+            lo = child_ptr[x]
+            for e in range(lo, child_ptr[x + 1]):
+                c = child[e]
+                own[c], cc[c], o[c] = own[x], cc[x], o[x]
+                last[c] = node_infoset[x] if mine else last[x]
+                if t == CHANCE:
+                    cc[c] = cc[x] * child_prob[e]
+                elif mine:
+                    own[c] = own[x] * reach_of[infoset_ptr[node_infoset[x]] + e - lo]
+                else:
+                    o[c] = o[x] * reach_of[infoset_ptr[node_infoset[x]] + e - lo]
+    for j in range(level_order.shape[0]):  # shallow to deep: below an off-path set of p, off too
+        x = level_order[j]
+        if node_type[x] == DECISION:
+            i = node_infoset[x]
+            off[i] = (off[i] or own_i[i] <= tau or (unreached and not reached[i])
+                      or (parent[i] >= 0 and off[parent[i]]))
+
+
+@njit
+def _tabular_backup(node_type, node_player, node_infoset, child_ptr, child, child_prob, utility,
+                    infoset_ptr, level_order, level_ptr, strategy, w, k, out, off):
+    """One backward pass: the rows of both players' sets of ``off`` in ``out``, each the best
+    action under the beliefs ``w``, ``k`` against ``out`` below it (module docstring)."""
+    n = node_type.shape[0]
+    n_is = infoset_ptr.shape[0] - 1
     kmin = np.full(n_is, NO_DEVIATION, np.int32)
     q = np.zeros(strategy.shape[0])
     done = np.zeros(n_is, np.bool_)
@@ -151,31 +238,27 @@ def _refine_tabular(node_type, node_player, node_infoset, child_ptr, child, chil
         a, b = level_ptr[d], level_ptr[d + 1]
         for j in range(a, b):
             x = level_order[j]
-            if node_type[x] == DECISION and node_player[x] == p and r[x] > 0.0:
+            if node_type[x] == DECISION and w[x] > 0.0:
                 i = node_infoset[x]
                 if off[i] and k[x] < kmin[i]:
                     kmin[i] = k[x]
         for j in range(a, b):
             x = level_order[j]
-            if node_type[x] == DECISION and node_player[x] == p and r[x] > 0.0:
+            if node_type[x] == DECISION and w[x] > 0.0:
                 i = node_infoset[x]
                 if off[i] and k[x] == kmin[i]:
                     lo = child_ptr[x]
                     base = infoset_ptr[i]
                     for e in range(lo, child_ptr[x + 1]):
-                        q[base + e - lo] += r[x] * v[child[e]]
+                        q[base + e - lo] += w[x] * v[child[e]]
         for j in range(a, b):
             x = level_order[j]
-            if node_type[x] == DECISION and node_player[x] == p:
+            if node_type[x] == DECISION:
                 i = node_infoset[x]
                 if off[i] and not done[i]:
                     done[i] = True
                     lo, hi = infoset_ptr[i], infoset_ptr[i + 1]
-                    arg = lo
-                    for kk in range(lo + 1, hi):
-                        if ((q[kk] > q[arg]) if p == 0 else (q[kk] < q[arg])) or (
-                                q[kk] == q[arg] and strategy[kk] > strategy[arg]):
-                            arg = kk
+                    arg = _pick(q, strategy, lo, hi, node_player[x] == 0)
                     for kk in range(lo, hi):
                         out[kk] = 1.0 if kk == arg else 0.0
         for j in range(a, b):
@@ -193,237 +276,270 @@ def _refine_tabular(node_type, node_player, node_infoset, child_ptr, child, chil
             v[x] = s
 
 
-def _sweeps(sweep, strategy, n_infosets, n_levels):
-    """The refined profile and mask. ``sweep(strategy, reach_of, p, mark, out, off)`` runs for
-    p = 0 then 1, repeated until a repetition changes no row: sweep n fixes the rows of the
-    deepest n levels at least (a row depends on the rows below it only), so at most
-    ``n_levels + 1`` sweeps. The first sweep marks the sets off the path under the solve's profile;
-    then the mask is marked again under the refined profile (a refined row of the opponent can
-    leave a set unreached), and the sweeps run again until a marking adds no set: the mask only
-    grows, so this ends."""
-    strategy = np.ascontiguousarray(strategy, np.float64)
-    out = strategy.copy()
-    off = np.zeros(n_infosets, np.bool_)
-    reach_of = strategy
-    while True:
-        size = int(off.sum())
-        for n in range(n_levels + 2):
-            before = out.copy()
-            for p in range(2):
-                sweep(strategy, reach_of, p, n == 0, out, off)
-            if n == 0 and reach_of is not strategy and int(off.sum()) == size:
-                return out, off  # no set added: the sweep changed no row
-            if n > 0 and np.array_equal(before, out):
-                break
-        else:
-            raise RuntimeError(f"the off-path refinement changed rows after {n_levels + 2} sweeps "
-                               f"of a tree of {n_levels} levels: a fault of the kernel")
-        reach_of = out.copy()
-
-
-def refine_tabular(game, strategy, tau=OFF_PATH_REACH, unreached=True):
-    """The off-path refinement (module docstring) of a profile on a ``kernels.cfr.TabularGame``.
+def tabular_refiner(game, strategy):
+    """The off-path refinement (module docstring) of a profile on a ``kernels.cfr.TabularGame``,
+    its beliefs computed once for every threshold.
 
     Parameters
     ----------
     game : kernels.cfr.TabularGame
     strategy : float64[M]
         Both players' behaviour strategies (the solve's average strategy).
-    tau : float
-        The own-reach threshold of an off-path information set (a probability; module docstring).
-    unreached : bool
-        Also the sets the opponent's strategy never reaches (module docstring).
 
     Returns
     -------
-    (float64[M], bool[I])
-        The refined profile (on-path rows copied bit for bit, off-path rows one best action with
-        probability 1) and the off-path mask per information set.
-
-    Raises
-    ------
-    RuntimeError
-        If the sweeps do not settle within the tree's depth (a fault of the kernel).
+    callable
+        ``refine(tau, unreached) -> (float64[M], bool[I])``: with ``tau`` the own-reach threshold
+        of an off-path information set (a probability) and ``unreached`` also the sets the
+        opponent's strategy never reaches (module docstring), the refined profile (on-path rows
+        copied bit for bit, off-path rows one best action with probability 1) and the off-path
+        mask per information set.
     """
     g = game
+    strategy = np.ascontiguousarray(strategy, np.float64)
+    w = np.zeros(g.n_nodes)
+    k = np.zeros(g.n_nodes, np.int32)
+    _tabular_beliefs(g.node_type, g.node_player, g.node_infoset, g.child_ptr, g.child,
+                     g.child_prob, g.infoset_ptr, strategy, w, k)
 
-    def sweep(st, reach_of, p, mark, out, off):
-        _refine_tabular(g.node_type, g.node_player, g.node_infoset, g.child_ptr, g.child,
-                        g.child_prob, g.utility, g.infoset_ptr, g.level_order, g.level_ptr,
-                        st, reach_of, p, tau, unreached, mark, out, off)
+    def refine(tau, unreached):
+        def mark(reach_of, off):
+            _tabular_mark(g.node_type, g.node_player, g.node_infoset, g.child_ptr, g.child,
+                          g.child_prob, g.infoset_ptr, g.level_order, reach_of, tau, unreached, off)
 
-    return _sweeps(sweep, strategy, g.n_infosets, g.level_ptr.shape[0] - 1)
+        def backup(out, off):
+            _tabular_backup(g.node_type, g.node_player, g.node_infoset, g.child_ptr, g.child,
+                            g.child_prob, g.utility, g.infoset_ptr, g.level_order, g.level_ptr,
+                            strategy, w, k, out, off)
+
+        return _rounds(mark, backup, strategy, g.n_infosets)
+
+    return refine
 
 
-def _refine_forest_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, n_nodes, infoset_ptr,
-                        infoset_depth, infoset_local, n_slots, utility, strategy, reach_of, p, h,
-                        tau, unreached, mark, out, off):
-    """``_refine_tabular`` for player p over the deals where p holds hand h (the only deals where
-    h's information sets occur), laid out as ``forest_cfr._best_response_hand``."""
-    own = np.empty(n_nodes)
-    r = np.empty(n_nodes)
-    k = np.empty(n_nodes, np.int32)
-    o = np.empty(n_nodes)
-    last = np.empty(n_nodes, np.int32)
-    v = np.empty(n_nodes)
-    first = np.empty(n_nodes, np.int32)
-    cd = np.empty(n_nodes, np.int32)
-    count = np.zeros(257, np.int64)
-    sum_o = np.zeros(n_slots)  # at each information set's first local slot
-    own_i = np.zeros(n_slots)
-    parent = np.full(n_slots, -1, np.int32)
-    off_ = 0
-    for j in range(hand_ptr[p, h], hand_ptr[p, h + 1]):
-        d = hand_deals[p, j]
-        b = deal_start[d]
-        n = deal_start[d + 1] - b
-        own[off_] = o[off_] = 1.0
-        r[off_] = deal_prob[d]
-        k[off_] = 0
-        last[off_] = -1
-        nxt = 1
-        for li in range(n):
-            x = off_ + li
-            y = code[b + li]
-            cd[x] = y
-            if y < 0:
-                v[x] = utility[-1 - y]
-                continue
-            c = y & ID_MASK
-            lo = infoset_ptr[c]
-            na = infoset_ptr[c + 1] - lo
-            first[x] = off_ + nxt
-            mine = (y >> 30) == p
-            if mine and mark:
-                base = infoset_local[c]
-                sum_o[base] += deal_prob[d] * o[x]
-                own_i[base] = own[x]
-                parent[base] = last[x]
-            for a in range(na):
-                z = off_ + nxt + a
-                s = strategy[lo + a]
-                m = reach_of[lo + a]
-                own[z], r[z], k[z], o[z] = own[x], r[x], k[x], o[x]
-                last[z] = c if mine else last[x]
-                if mine:
-                    own[z] = own[x] * m
-                else:
-                    o[z] = o[x] * m
-                    if s > 0.0:
-                        r[z] = r[x] * s
-                    else:
-                        k[z] = k[x] + 1
-            nxt += na
-            count[infoset_depth[c] + 1] += 1
-        off_ += n
-    for dd in range(1, 257):  # decision nodes ordered by depth (counting sort)
-        count[dd] += count[dd - 1]
-    order = np.empty(count[256], np.int32)
-    fill = count[:256].copy()
-    for x in range(off_):
-        if cd[x] >= 0:
-            dd = infoset_depth[cd[x] & ID_MASK]
-            order[fill[dd]] = x
-            fill[dd] += 1
-    if mark:  # shallow to deep: a set below an off-path one of p is off the path too
-        for j in range(order.shape[0]):
-            x = order[j]
-            c = cd[x] & ID_MASK
-            if (cd[x] >> 30) == p:
-                base = infoset_local[c]
-                off[c] = (off[c] or own_i[base] <= tau or (unreached and sum_o[base] == 0.0)
-                          or (parent[base] >= 0 and off[parent[base]]))
-    q = np.zeros(n_slots)
-    kmin = np.full(n_slots, NO_DEVIATION, np.int32)  # at each information set's first local slot
-    done = np.zeros(n_slots, np.bool_)
-    for dd in range(255, -1, -1):
-        a0, a1 = count[dd], count[dd + 1]
-        if a0 == a1:
-            continue
-        for j in range(a0, a1):
-            x = order[j]
-            c = cd[x] & ID_MASK
-            if (cd[x] >> 30) == p and off[c] and r[x] > 0.0 and k[x] < kmin[infoset_local[c]]:
-                kmin[infoset_local[c]] = k[x]
-        for j in range(a0, a1):
-            x = order[j]
-            c = cd[x] & ID_MASK
-            if (cd[x] >> 30) == p and off[c] and r[x] > 0.0 and k[x] == kmin[infoset_local[c]]:
-                base = infoset_local[c]
-                for a in range(infoset_ptr[c + 1] - infoset_ptr[c]):
-                    q[base + a] += r[x] * v[first[x] + a]
-        for j in range(a0, a1):
-            x = order[j]
-            c = cd[x] & ID_MASK
-            if (cd[x] >> 30) == p and off[c] and not done[infoset_local[c]]:
-                base = infoset_local[c]
-                na = infoset_ptr[c + 1] - infoset_ptr[c]
-                arg = 0
+def refine_tabular(game, strategy, tau=OFF_PATH_REACH, unreached=True):
+    """``tabular_refiner(game, strategy)(tau, unreached)``: one threshold (its docstring)."""
+    return tabular_refiner(game, strategy)(tau, unreached)
+
+
+# ---------------------------------------------------------------- forest
+
+DEAL_CHUNK = 1024  # deals per task of the parallel passes over deals
+
+
+def _forest_beliefs_py(code, deal_start, deal_prob, infoset_ptr, utility, strategy, w, k, step, v):
+    """``_tabular_beliefs`` on the forest, deal by deal; also each decision node's offset to its
+    first child ``step`` and each terminal's value ``v``."""
+    n_deals = deal_prob.shape[0]
+    for chunk in numba.prange((n_deals + DEAL_CHUNK - 1) // DEAL_CHUNK):
+        size = 1
+        for d in range(chunk * DEAL_CHUNK, min(n_deals, (chunk + 1) * DEAL_CHUNK)):
+            size = max(size, deal_start[d + 1] - deal_start[d])
+        r = np.empty((2, size))
+        kk = np.empty((2, size), np.int32)
+        for d in range(chunk * DEAL_CHUNK, min(n_deals, (chunk + 1) * DEAL_CHUNK)):
+            b = deal_start[d]
+            r[0, 0] = r[1, 0] = deal_prob[d]
+            kk[0, 0] = kk[1, 0] = 0
+            nxt = 1
+            for li in range(deal_start[d + 1] - b):
+                y = code[b + li]
+                if y < 0:
+                    v[b + li] = utility[-1 - y]
+                    continue
+                c = y & ID_MASK
+                p = y >> 30
+                w[b + li] = r[p, li]
+                k[b + li] = kk[p, li]
+                step[b + li] = nxt - li
                 lo = infoset_ptr[c]
-                for a in range(1, na):
-                    if ((q[base + a] > q[base + arg]) if p == 0 else (q[base + a] < q[base + arg])) or (
-                            q[base + a] == q[base + arg] and strategy[lo + a] > strategy[lo + arg]):
-                        arg = a
-                done[base] = True
-                for a in range(na):
-                    out[infoset_ptr[c] + a] = 1.0 if a == arg else 0.0
-        for j in range(a0, a1):
-            x = order[j]
-            c = cd[x] & ID_MASK
-            s = 0.0
+                for a in range(infoset_ptr[c + 1] - lo):
+                    z = nxt + a
+                    r[p, z], kk[p, z] = r[p, li], kk[p, li]
+                    s = strategy[lo + a]
+                    if s > 0.0:
+                        r[1 - p, z], kk[1 - p, z] = r[1 - p, li] * s, kk[1 - p, li]
+                    else:
+                        r[1 - p, z], kk[1 - p, z] = r[1 - p, li], kk[1 - p, li] + 1
+                nxt += infoset_ptr[c + 1] - lo
+
+
+def _forest_mark_py(code, deal_start, deal_prob, infoset_ptr, reach_of, own_i, reached, parent):
+    """Per information set: its player's own reach under ``reach_of`` (``own_i``), whether any of
+    its nodes has positive chance x opponent reach (``reached``) and its player's previous set on
+    the way (``parent``, -1: none). A player's reach from the root is its own reach, and the
+    opponent's reach of a node is the other player's own reach there."""
+    n_deals = deal_prob.shape[0]
+    for chunk in numba.prange((n_deals + DEAL_CHUNK - 1) // DEAL_CHUNK):
+        size = 1
+        for d in range(chunk * DEAL_CHUNK, min(n_deals, (chunk + 1) * DEAL_CHUNK)):
+            size = max(size, deal_start[d + 1] - deal_start[d])
+        own = np.empty((2, size))
+        last = np.empty((2, size), np.int32)
+        for d in range(chunk * DEAL_CHUNK, min(n_deals, (chunk + 1) * DEAL_CHUNK)):
+            b = deal_start[d]
+            own[0, 0] = own[1, 0] = 1.0
+            last[0, 0] = last[1, 0] = -1
+            nxt = 1
+            for li in range(deal_start[d + 1] - b):
+                y = code[b + li]
+                if y < 0:
+                    continue
+                c = y & ID_MASK
+                p = y >> 30
+                if deal_prob[d] * own[1 - p, li] > 0.0:  # same writes from every thread: no race
+                    reached[c] = True
+                own_i[c] = own[p, li]
+                parent[c] = last[p, li]
+                lo = infoset_ptr[c]
+                for a in range(infoset_ptr[c + 1] - lo):
+                    z = nxt + a
+                    own[p, z], last[p, z] = own[p, li] * reach_of[lo + a], c
+                    own[1 - p, z], last[1 - p, z] = own[1 - p, li], last[1 - p, li]
+                nxt += infoset_ptr[c + 1] - lo
+
+
+def _forest_values_py(code, infoset_ptr, order, a0, a1, step, out, v):
+    """The values of the decision nodes ``order[a0:a1]`` (one level) from those below."""
+    for j in numba.prange(a0, a1):
+        x = order[j]
+        c = code[x] & ID_MASK
+        lo = infoset_ptr[c]
+        s = 0.0
+        for a in range(infoset_ptr[c + 1] - lo):
+            if out[lo + a] > 0.0:
+                s += out[lo + a] * v[x + step[x] + a]
+        v[x] = s
+
+
+_forest_beliefs = njit_parallel(_forest_beliefs_py)
+_forest_beliefs_serial = njit(_forest_beliefs_py)
+_forest_mark = njit_parallel(_forest_mark_py)
+_forest_mark_serial = njit(_forest_mark_py)
+_forest_values = njit_parallel(_forest_values_py)
+_forest_values_serial = njit(_forest_values_py)
+
+
+@njit
+def _forest_flags(infoset_order, own_i, reached, parent, tau, unreached, off):
+    """Adds to ``off`` the sets off the path (``infoset_order``: shallow to deep)."""
+    for j in range(infoset_order.shape[0]):
+        c = infoset_order[j]
+        off[c] = (off[c] or own_i[c] <= tau or (unreached and not reached[c])
+                  or (parent[c] >= 0 and off[parent[c]]))
+
+
+@njit
+def _forest_rows(code, infoset_ptr, order, a0, a1, strategy, w, k, step, v, off, kmin, q, out):
+    """``_tabular_backup``'s rows for one level ``order[a0:a1]`` (the nodes in deal order, so each
+    row's sums run in the order of the per-hand passes of ``forest_cfr``)."""
+    for j in range(a0, a1):
+        x = order[j]
+        c = code[x] & ID_MASK
+        if off[c] and w[x] > 0.0 and k[x] < kmin[c]:
+            kmin[c] = k[x]
+    for j in range(a0, a1):
+        x = order[j]
+        c = code[x] & ID_MASK
+        if off[c] and w[x] > 0.0 and k[x] == kmin[c]:
             lo = infoset_ptr[c]
             for a in range(infoset_ptr[c + 1] - lo):
-                if out[lo + a] > 0.0:
-                    s += out[lo + a] * v[first[x] + a]
-            v[x] = s
+                q[lo + a] += w[x] * v[x + step[x] + a]
+    for j in range(a0, a1):
+        x = order[j]
+        c = code[x] & ID_MASK
+        if off[c] and kmin[c] != -1:
+            kmin[c] = -1  # done
+            lo, hi = infoset_ptr[c], infoset_ptr[c + 1]
+            arg = _pick(q, strategy, lo, hi, (code[x] >> 30) == 0)
+            for kk in range(lo, hi):
+                out[kk] = 1.0 if kk == arg else 0.0
 
 
-def _refine_forest_py(code, deal_start, deal_prob, hand_ptr, hand_deals, hand_nodes, infoset_ptr,
-                      infoset_depth, infoset_local, group_slots, utility, strategy, reach_of, p,
-                      tau, unreached, mark, out, off):
-    for h in numba.prange(hand_ptr.shape[1] - 1):
-        if hand_ptr[p, h + 1] > hand_ptr[p, h]:
-            _refine_forest_hand(code, deal_start, deal_prob, hand_ptr, hand_deals, hand_nodes[p, h],
-                                infoset_ptr, infoset_depth, infoset_local, group_slots[p, h],
-                                utility, strategy, reach_of, p, h, tau, unreached, mark, out,
-                                off)
+@njit
+def _level_order(code, infoset_depth):
+    """The decision nodes sorted by depth (counting sort, stable) and each depth's start."""
+    count = np.zeros(257, np.int64)
+    for x in range(code.shape[0]):
+        if code[x] >= 0:
+            count[infoset_depth[code[x] & ID_MASK] + 1] += 1
+    for d in range(1, 257):
+        count[d] += count[d - 1]
+    order = np.empty(count[256], np.int64)
+    fill = count[:256].copy()
+    for x in range(code.shape[0]):
+        if code[x] >= 0:
+            d = infoset_depth[code[x] & ID_MASK]
+            order[fill[d]] = x
+            fill[d] += 1
+    return order, count
 
 
-_refine_forest_hand = njit(_refine_forest_hand)
-_refine_forest = njit_parallel(_refine_forest_py)
-_refine_forest_serial = njit(_refine_forest_py)
-
-
-def refine_forest(forest, strategy, tau=OFF_PATH_REACH, unreached=True):
-    """``refine_tabular`` on a ``kernels.forest_cfr.Forest`` (the same definitions and results;
-    threads take whole hands of the refined player, whose information sets no other hand touches,
-    so the result does not depend on the thread count).
+def forest_refiner(forest, strategy):
+    """``tabular_refiner`` on a ``kernels.forest_cfr.Forest``: the same definitions and results,
+    bit for bit (each row's sums run over its nodes in deal order, as the per-hand passes do).
+    Threads take chunks of deals in the passes over deals and nodes of one level in the values; no
+    sum is split between threads, so the result does not depend on the thread count.
 
     Parameters
     ----------
     forest : kernels.forest_cfr.Forest
     strategy : float64[M]
-    tau : float
-    unreached : bool
 
     Returns
     -------
-    (float64[M], bool[I])
-        As ``refine_tabular``.
+    callable
+        As ``tabular_refiner``. Memory: ``refiner_bytes``.
 
     Raises
     ------
-    RuntimeError
-        As ``refine_tabular``.
+    ValueError
+        If a deal has more than ``MAX_DEAL_NODES`` nodes (the builders make at most 16384).
     """
     f = forest
-    run = _refine_forest if _parallel(f) else _refine_forest_serial
+    if f.n_deals and int(np.diff(f.deal_start).max()) > MAX_DEAL_NODES:
+        raise ValueError(f"a deal of {int(np.diff(f.deal_start).max())} nodes: the off-path "
+                         f"refinement takes at most {MAX_DEAL_NODES} per deal")
+    par = _parallel(f)
+    strategy = np.ascontiguousarray(strategy, np.float64)
+    n = len(f.node_code)
+    w = np.zeros(n)
+    k = np.zeros(n, np.uint8)
+    step = np.zeros(n, np.uint16)
+    v = np.zeros(n)
+    with _schedule(par):
+        (_forest_beliefs if par else _forest_beliefs_serial)(
+            f.node_code, f.deal_start, f.deal_prob, f.infoset_ptr, f.utility, strategy, w, k, step, v)
+    order, level_ptr = _level_order(f.node_code, f.infoset_depth)
+    infoset_order = np.argsort(f.infoset_depth, kind="stable")
+    values = _forest_values if par else _forest_values_serial
 
-    def sweep(st, reach_of, p, mark, out, off):
-        run(f.node_code, f.deal_start, f.deal_prob, f.hand_ptr, f.hand_deals, f.hand_nodes,
-            f.infoset_ptr, f.infoset_depth, f.infoset_local, f.group_slots, f.utility, st,
-            reach_of, p, tau, unreached, mark, out, off)
+    def refine(tau, unreached):
+        def mark(reach_of, off):
+            own_i = np.zeros(f.n_infosets)
+            reached = np.zeros(f.n_infosets, np.bool_)
+            parent = np.full(f.n_infosets, -1, np.int32)
+            with _schedule(par):
+                (_forest_mark if par else _forest_mark_serial)(
+                    f.node_code, f.deal_start, f.deal_prob, f.infoset_ptr, reach_of, own_i,
+                    reached, parent)
+            _forest_flags(infoset_order, own_i, reached, parent, tau, unreached, off)
 
-    with _schedule(_parallel(f)):
-        n_levels = int(f.infoset_depth.max()) + 2 if f.n_infosets else 1
-        return _sweeps(sweep, strategy, f.n_infosets, n_levels)
+        def backup(out, off):
+            kmin = np.full(f.n_infosets, NO_DEVIATION, np.int32)
+            q = np.zeros(len(strategy))
+            for d in range(255, -1, -1):
+                a0, a1 = level_ptr[d], level_ptr[d + 1]
+                if a0 < a1:
+                    _forest_rows(f.node_code, f.infoset_ptr, order, a0, a1, strategy, w, k, step,
+                                 v, off, kmin, q, out)
+                    values(f.node_code, f.infoset_ptr, order, a0, a1, step, out, v)
+
+        return _rounds(mark, backup, strategy, f.n_infosets)
+
+    return refine
+
+
+def refine_forest(forest, strategy, tau=OFF_PATH_REACH, unreached=True):
+    """``forest_refiner(forest, strategy)(tau, unreached)``: one threshold (its docstring)."""
+    return forest_refiner(forest, strategy)(tau, unreached)

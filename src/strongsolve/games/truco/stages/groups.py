@@ -25,7 +25,7 @@ import numpy as np
 
 from ....kernels import forest_cfr, public_cfr
 from ....kernels.cfr import evaluate, reach_probabilities, solve
-from ....kernels.off_path import OFF_PATH_REACHES, refine_forest, refine_tabular
+from ....kernels.off_path import OFF_PATH_REACHES, forest_refiner, tabular_refiner
 from ....kernels.options import njit
 from ....kernels.sequence_lp import solve_lp
 from ....progress import Task
@@ -592,7 +592,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
                     check_every=prm["check_every"], warm_start=warm, validate=validate,
                     progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     reach = reach_probabilities(tree.game, res.strategy)
-    refined = _off_path(s, c, res, lambda st, tau, unreached: refine_tabular(tree.game, st, tau, unreached),
+    refined = _off_path(s, c, res, tabular_refiner(tree.game, res.strategy),
                         lambda st: evaluate(tree.game, st), prm["target_nash_conv"])
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
@@ -643,7 +643,7 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         if not (np.array_equal(keys, forest.infoset_key) and np.array_equal(ptr, forest.infoset_ptr)):
             raise RuntimeError(f"score {s[0]}-{s[1]} class {c}: the public tree and the forest lay "
                                "out different information sets")
-    refined = _off_path(s, c, res, lambda st, tau, unreached: refine_forest(forest, st, tau, unreached),
+    refined = _off_path(s, c, res, forest_refiner(forest, res.strategy),
                         lambda st: forest_cfr.evaluate(forest, st), prm["target_nash_conv"])
     return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                    float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
@@ -654,22 +654,33 @@ def _unrefined(res, n_infosets):
     """``_off_path``'s dict for a solve stored without the refinement: the average strategy,
     no information set off the path."""
     return dict(policy=res.strategy, off_path=np.zeros(n_infosets, bool), off_path_reach=0.0,
-                off_path_unreached=False, off_path_sets=0, off_path_seconds=0.0,
+                off_path_unreached=False, off_path_sets=0, off_path_rungs=0, off_path_seconds=0.0,
                 off_path_check_seconds=0.0, off_path_value=float(res.value),
                 off_path_nash_conv=float(res.nash_conv))
 
 
+LADDER = tuple((u, t) for u in (True, False) for t in OFF_PATH_REACHES)
+"""The off-path refinement's rungs, (unreached, own-reach threshold), from the most sets refined:
+the thresholds of ``OFF_PATH_REACHES`` from the largest with the sets the opponent never reaches
+refined too, then the same thresholds without them (a pure best response there can invite the
+opponent's deviation)."""
+
+
 def _off_path(s, c, res, refine, evaluate_profile, target):
     """The policy to store: the solve's average strategy refined off the equilibrium path
-    (kernels/off_path.py, ``refine(strategy, tau, unreached)``) at the first rung of the ladder
-    whose refined profile keeps the value within ``target`` of the solve's and the NashConv at most
-    the larger of the solve's and ``target``: the thresholds of ``OFF_PATH_REACHES`` from the
-    largest with the sets the opponent never reaches refined too, then the same thresholds without
-    them (a pure best response there can invite the opponent's deviation); and the record's
-    entries of the refinement: ``off_path`` (bool[I]), ``off_path_reach`` (the threshold),
-    ``off_path_unreached`` (bool: the sets the opponent never reaches refined), ``off_path_sets``,
-    ``off_path_seconds`` (the refinements), ``off_path_check_seconds`` (the refined profiles'
-    evaluations), ``off_path_value`` and ``off_path_nash_conv`` (the refined profile's).
+    (kernels/off_path.py, ``refine(tau, unreached)``) at the first rung of ``LADDER`` whose refined
+    profile keeps the value within ``target`` of the solve's and the NashConv at most the larger of
+    the solve's and ``target``; and the record's entries of the refinement: ``off_path`` (bool[I]),
+    ``off_path_reach`` (the threshold), ``off_path_unreached`` (bool: the sets the opponent never
+    reaches refined), ``off_path_sets``, ``off_path_rungs`` (rungs tried), ``off_path_seconds``
+    (the refinements), ``off_path_check_seconds`` (the refined profiles' evaluations),
+    ``off_path_value`` and ``off_path_nash_conv`` (the refined profile's).
+
+    Down each half of the ladder a rung refines a subset of the sets of the rung above it, so the
+    check fails on the first rungs of a half and passes from some rung on; the first passing rung
+    is found by bisection: the last rung of the first half tells whether that half has one, then
+    each halving takes one refinement and one evaluation (at most 5 of the 18 rungs, against all
+    of them in turn). The rung taken passes the check and the one above it fails.
 
     Raises
     ------
@@ -679,25 +690,43 @@ def _off_path(s, c, res, refine, evaluate_profile, target):
         the refinement).
     """
     seconds = check = 0.0
-    for unreached, tau in [(u, t) for u in (True, False) for t in OFF_PATH_REACHES]:
-        t = time.perf_counter()
-        policy, off = refine(res.strategy, tau, unreached)
-        seconds += time.perf_counter() - t
-        t = time.perf_counter()
-        ev = evaluate_profile(policy)
-        check += time.perf_counter() - t
-        # 1e-12: the public tree's solve is evaluated again on the forest, whose sums over hands
-        # run in another order (kernels/public_cfr.py)
-        if (abs(ev["value"] - res.value) <= target
-                and ev["nash_conv"] <= max(res.nash_conv, target) + 1e-12):
-            break
-    else:
+    tried = {}
+
+    def passes(i):
+        nonlocal seconds, check
+        if i not in tried:
+            unreached, tau = LADDER[i]
+            t = time.perf_counter()
+            policy, off = refine(tau, unreached)
+            seconds += time.perf_counter() - t
+            t = time.perf_counter()
+            ev = evaluate_profile(policy)
+            check += time.perf_counter() - t
+            # 1e-12: the public tree's solve is evaluated again on the forest, whose sums over
+            # hands run in another order (kernels/public_cfr.py)
+            ok = (abs(ev["value"] - res.value) <= target
+                  and ev["nash_conv"] <= max(res.nash_conv, target) + 1e-12)
+            tried[i] = (ok, policy, off, ev) if ok else (ok, None, None, ev)
+        return tried[i][0]
+
+    half = len(OFF_PATH_REACHES)
+    lo, hi = (0, half - 1) if passes(half - 1) else (half, len(LADDER) - 1)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if passes(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    if not passes(hi):
+        ev = tried[hi][3]
         raise RuntimeError(f"score {s[0]}-{s[1]} class {c}: the off-path refinement moved the "
                            f"value from {res.value:.9f} to {ev['value']:.9f} and the NashConv from "
                            f"{res.nash_conv:.2e} to {ev['nash_conv']:.2e}, beyond the target "
                            f"{target:.1e}, even at own reach 0")  # the last rung: unreached False
+    _, policy, off, ev = tried[hi]
+    unreached, tau = LADDER[hi]
     return dict(policy=policy, off_path=off, off_path_reach=tau, off_path_unreached=unreached,
-                off_path_sets=int(off.sum()),
+                off_path_sets=int(off.sum()), off_path_rungs=len(tried),
                 off_path_seconds=seconds, off_path_check_seconds=check,
                 off_path_value=float(ev["value"]), off_path_nash_conv=float(ev["nash_conv"]))
 

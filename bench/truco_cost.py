@@ -9,7 +9,8 @@ Inputs, all measured here:
   subgame solved to its target are taken;
 - the stored subgames' bytes on disk per action slot (``du`` of the solved tier's zarr stores);
 - the solver's peak memory per job (``games/truco/sizes.py``: ``public_peak_mib`` for the
-  public-tree CFR, measured in t1 and t2 and extrapolated below, or ``forest_peak_bytes``).
+  public-tree CFR, measured in t1 and t2 and extrapolated below, or ``forest_peak_bytes``), or the
+  off-path refinement's (``refinement_peak_bytes``) where larger.
 
 The projection scales the measured CPU seconds per node by each tier's nodes. Assumptions (printed
 with the table): every tier needs as many CFR iterations as the measured one (``--iteration-factor``
@@ -31,7 +32,8 @@ import math
 import subprocess
 
 from strongsolve.games.truco.stages.grid import TIERS, grid_path, tier_groups
-from strongsolve.games.truco.sizes import FULL_DECK_TIERS, forest_peak_bytes, public_peak_mib
+from strongsolve.games.truco.sizes import (FULL_DECK_TIERS, forest_peak_bytes, public_peak_mib,
+                                          refinement_peak_bytes)
 
 MACHINES = {  # name: (cores, memory GiB, nodes)
     "workstation 64 cores / 256 GiB": (64, 256, 1),
@@ -60,11 +62,14 @@ def measured_tier(summary, tier, results):
 
 
 def job_gib(tier, solver):
-    """Peak memory of one job of ``tier`` ("t1".."t4") with ``solver`` ("public" or "forest")."""
+    """Peak memory of one job of ``tier`` ("t1".."t4") with ``solver`` ("public" or "forest"): the
+    solve's or the off-path refinement's, the larger."""
     nodes, infosets, slots, deals = FULL_DECK_TIERS[int(tier[1:])]
     if solver == "public":
-        return public_peak_mib(int(tier[1:])) / 2 ** 10
-    return forest_peak_bytes(nodes, slots, infosets, deals) / 2 ** 30
+        solve = public_peak_mib(int(tier[1:])) * 2 ** 20
+    else:
+        solve = forest_peak_bytes(nodes, slots, infosets, deals)
+    return max(solve, refinement_peak_bytes(int(tier[1:]))) / 2 ** 30
 
 
 def project(sizes, measured, factor, threads, speedup, levels, solver="forest"):

@@ -277,7 +277,7 @@ def test_one_refiner_for_every_rung_on_any_thread_count(monkeypatch):
     threads = numba.get_num_threads()
     results = {}
     try:
-        for n in (1, 2):
+        for n in sorted({1, min(2, numba.config.NUMBA_NUM_THREADS)}):
             numba.set_num_threads(n)
             refine = forest_refiner(forest, res.strategy)
             results[n] = [refine(tau, u) for u in (True, False) for tau in (1e-1, 1e-3, 0.0)]
@@ -286,8 +286,8 @@ def test_one_refiner_for_every_rung_on_any_thread_count(monkeypatch):
     tabular = tabular_refiner(tree.game, res.strategy)
     for i, (u, tau) in enumerate((u, tau) for u in (True, False) for tau in (1e-1, 1e-3, 0.0)):
         refined, off = tabular(tau, u)
-        assert np.array_equal(results[1][i][0], results[2][i][0])  # bit for bit
-        assert np.array_equal(results[1][i][1], results[2][i][1])
+        assert np.array_equal(results[1][i][0], results[max(results)][i][0])  # bit for bit
+        assert np.array_equal(results[1][i][1], results[max(results)][i][1])
         assert np.array_equal(off, results[1][i][1])
         assert np.abs(refined - results[1][i][0]).max() <= 1e-12
 

@@ -57,8 +57,9 @@ def test_cli_sizes_projects_the_forest_solver(capsys):
     out = capsys.readouterr().out
     assert f"forest peak = 4 B x {row['nodes']:,} nodes + 32 B x {row['deals']:,} deals" in out
     nodes, infosets, slots, deals = FULL_DECK_TIERS[4]
-    assert tier_job_mb("t4") == int(peak(nodes, slots, infosets, deals) * 1.1 / 10 ** 6) + 1
     assert peak(nodes, slots, infosets, deals) < 12 * 2 ** 30
+    # the job's peak is the off-path refinement's
+    assert tier_job_mb("t4") == int(refinement(4) * 1.1 / 10 ** 6) + 1
     with pytest.raises(ValueError, match="bad tier 't5'"):
         tier_job_mb("t5")
 
@@ -66,14 +67,36 @@ def test_cli_sizes_projects_the_forest_solver(capsys):
 def test_tier_job_mb_quotes_the_solver_auto_takes():
     from strongsolve.games.truco.sizes import FULL_DECK_TIERS, PUBLIC_PEAK_MIB, tier_job_mb
 
-    # auto: the public tree where its peak is measured (t1, t2), the forest below
-    assert tier_job_mb("t1") == tier_job_mb("t1", "public") == int(2_075 * 2 ** 20 * 1.1 / 10 ** 6) + 1
-    assert tier_job_mb("t2") == int(4_298 * 2 ** 20 * 1.1 / 10 ** 6) + 1
-    assert tier_job_mb("t3") == tier_job_mb("t3", "forest")
+    def mb(b):
+        return int(b * 1.1 / 10 ** 6) + 1
+
+    # auto: the public tree where its peak is measured (t1, t2), the forest below; either at least
+    # the off-path refinement's peak
     assert PUBLIC_PEAK_MIB == {1: 2_075, 2: 4_298}
+    assert tier_job_mb("t1") == tier_job_mb("t1", "public") == mb(max(2_075 * 2 ** 20, refinement(1)))
+    assert tier_job_mb("t2") == mb(max(4_298 * 2 ** 20, refinement(2)))
+    assert tier_job_mb("t3") == tier_job_mb("t3", "forest")
     # forced public below t2: the line through the two measured tiers, in action slots
     s1, s2, s3 = (FULL_DECK_TIERS[t][2] for t in (1, 2, 3))
     mib3 = 2_075 + (4_298 - 2_075) * (s3 - s1) / (s2 - s1)
-    assert tier_job_mb("t3", "public") == int(mib3 * 2 ** 20 * 1.1 / 10 ** 6) + 1
+    assert tier_job_mb("t3", "public") == mb(max(mib3 * 2 ** 20, refinement(3)))
+    # the tabular solver holds its own tree (kernels/cfr.py), no forest refiner
+    nodes, infosets, slots, deals = FULL_DECK_TIERS[1]
+    assert tier_job_mb("t1", "tabular") == mb(nodes * (75 + 16) + slots * 56 + infosets * 25)
     with pytest.raises(ValueError, match="bad solver 'cfr'"):
         tier_job_mb("t1", "cfr")
+
+
+def refinement(tier):
+    """The refinement's peak bytes written out (kernels/off_path.py, forest_cfr.py): the forest with
+    its accumulators (4 B per node, 24 per slot, 21 per information set, 32 per deal), the refiner
+    (19 B per node, 8 per decision node, 26 per information set, 16 per slot) and 768 MiB; decision
+    nodes counted on the t1 and t2 forests, else the larger of their shares of the nodes."""
+    from strongsolve.games.truco.sizes import FULL_DECK_TIERS
+
+    nodes, infosets, slots, deals = FULL_DECK_TIERS[tier]
+    decisions = {1: 22_983_752, 2: 69_335_036}.get(tier)
+    if decisions is None:
+        decisions = int(nodes * max(22_983_752 / 50_079_167, 69_335_036 / 154_629_209))
+    return (4 * nodes + 24 * slots + 21 * infosets + 32 * deals
+            + 19 * nodes + 8 * decisions + 26 * infosets + 16 * slots + 768 * 2 ** 20)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...kernels.cfr import DECISION, TERMINAL
 from ...kernels import forest_cfr as fc
+from ...kernels import off_path as op
 from . import encoding as ab
 from .rules import N_STRENGTHS
 from .tree import _build_raises
@@ -73,6 +74,23 @@ def forest_arithmetic(nodes, slots, infosets, deals):
             f"{FOREST_OVERHEAD_BYTES // 2 ** 20} MiB = {b / 2 ** 30:.2f} GiB")
 
 
+# decision nodes of the full deck's forests, vira class 0 (counted on the built forests, 2026-12-06);
+# the other tiers are bounded with the larger measured share of the nodes
+DECISION_NODES = {1: 22_983_752, 2: 69_335_036}
+DECISION_SHARE = max(DECISION_NODES[t] / FULL_DECK_TIERS[t][0] for t in DECISION_NODES)
+
+
+def refinement_peak_bytes(tier):
+    """Peak bytes of a full-deck subgame job of ``tier`` (1..4) while its solve is refined off the
+    path (kernels/off_path.py): the forest with its accumulators, the refiner's arrays
+    (``off_path.refiner_bytes``; decision nodes ``DECISION_NODES`` or ``DECISION_SHARE`` of the
+    nodes) and ``FOREST_OVERHEAD_BYTES``."""
+    nodes, infosets, slots, deals = FULL_DECK_TIERS[tier]
+    decisions = DECISION_NODES.get(tier, int(nodes * DECISION_SHARE))
+    return (fc.forest_bytes(nodes, slots, infosets, deals)
+            + op.refiner_bytes(nodes, decisions, infosets, slots) + FOREST_OVERHEAD_BYTES)
+
+
 # Peak RSS of one public-tree worker (kernels/public_cfr.py; MiB), measured on full-deck subgames:
 # t1 over a whole tier job to NashConv 1e-3 (two fixed-point rounds, warm starts included), t2 while
 # its tree is built (bench/RECORD.md, "Truco: the public-tree (vector-form) CFR", 2026-12-04)
@@ -94,7 +112,8 @@ def tier_job_mb(tier, solver="auto"):
     ``tier`` ("t1".."t4" or 1..4) with ``solver`` (config ``truco.solver``: "auto" takes the public
     tree up to t2 and the forest below, as ``stages.groups`` does; "forest", "public" or "tabular"),
     with a 10% margin: the forest's and the tabular solver's from ``FULL_DECK_TIERS``, the public
-    tree's from ``public_peak_mib``.
+    tree's from ``public_peak_mib``; the forest's and the public tree's at least the refinement's
+    (``refinement_peak_bytes``).
 
     Raises
     ------
@@ -115,6 +134,8 @@ def tier_job_mb(tier, solver="auto"):
         b = public_peak_mib(t) * 2 ** 20
     else:
         raise ValueError(f"bad solver {solver!r}: allowed auto, forest, public, tabular")
+    if solver != "tabular":
+        b = max(b, refinement_peak_bytes(t))
     return int(b * 1.1 / 10 ** 6) + 1
 
 

@@ -259,6 +259,37 @@ def test_a_killed_group_resumes_from_its_finished_subgames(tmp_path):
     assert lines and not any("resumed" in m for m in lines)
 
 
+def test_only_the_last_round_is_refined_off_the_path(tmp_path):
+    """The first round's W is a guess: its solves keep the average strategy (no off-path sets,
+    no rung tried); the stored solves, of the last round, are refined. A first round that already
+    is the fixed point (a tolerance every round meets) is followed by one refined round."""
+    import json
+
+    deck = small_deck(DECK)
+    decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
+    group = [(9, 10), (10, 9)]
+    W = {t: 0.5 + 0.01 * (t[0] - t[1]) for s in group for t in successors(*s) if t not in group}
+    prm = check_params(dict(target_nash_conv=1e-4, check_every=10, max_iterations=10**6,
+                            fixed_point_tol=1e-6, max_fixed_point_rounds=30))
+    lines = []
+    out, _ = solve_scores(group, W, decks, deck.probabilities, prm, lines.append, "g",
+                          spill_dir=tmp_path / "spill")
+    last = max(int(m.split(" round ")[1].split()[0].rstrip(":")) for m in lines)
+    assert last >= 1
+    metas = {int(path.stem.rsplit("_r", 1)[1]): json.loads(path.read_text())
+             for path in (tmp_path / "spill").glob("*.json")}
+    assert all(m["off_path_rungs"] == 0 and m["off_path_sets"] == 0 for r, m in metas.items() if r == 0)
+    assert all(m["off_path_rungs"] >= 1 for r, m in metas.items() if r == last)
+    assert all(r["off_path_rungs"] >= 1 for r in out.values())
+
+    lines = []
+    out, _ = solve_scores(group, W, decks, deck.probabilities, dict(prm, fixed_point_tol=1.0),
+                          lines.append, "g")
+    rounds = sorted({m.split(" round ")[1].split()[0].rstrip(":") for m in lines})
+    assert rounds == ["0", "1"]
+    assert all(r["off_path_rungs"] >= 1 for r in out.values())
+
+
 def test_a_tighter_target_solves_again_the_groups_of_the_subgames_above_it(tmp_path):
     """A region solved to a loose NashConv, then asked for a tighter one: each group holding a
     subgame stored above the new target is solved again and replaced in place, whole; the other

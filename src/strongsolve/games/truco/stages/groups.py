@@ -201,6 +201,11 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None, accum
         Path(spill_dir).mkdir(parents=True, exist_ok=True)
     accum = accumulators if accumulators is not None else {}
     out = {}
+    # the first round's W is a guess (above), so that round is almost never the fixed point: its
+    # solves are not refined off the path (the refinement is for the stored policy, and only the
+    # last round's is stored); a first round that is the fixed point after all is followed by one
+    # more, refined, at the same W
+    refine = prm["max_fixed_point_rounds"] == 1
     pool = (ProcessPoolExecutor(prm["workers"], mp_context=multiprocessing.get_context("fork"))
             if prm["workers"] > 1 else None)
     try:
@@ -210,7 +215,7 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None, accum
             # classes split into several chains when there are more workers than scores (a one-score
             # group would leave workers idle)
             jobs = [(s, {c: decks[c] for c in part}, hand_utility_table(*s, W), prm,
-                     {c: _as_paths(accum.get((s, c))) for c in part}, rnd, spill_dir)
+                     {c: _as_paths(accum.get((s, c))) for c in part}, rnd, spill_dir, refine)
                     for s in scores for part in _split(classes, prm["workers"] // len(scores))]
             done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
             for chain in done:
@@ -236,7 +241,11 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None, accum
             log(f"{label} round {rnd}: W {A}, fixed-point residual {resid:.2e} (W off by {gap:.2e})")
             if resid <= prm["fixed_point_tol"] and gap <= max(prm["fixed_point_tol"],
                                                               prm["target_nash_conv"]):
-                break
+                if refine:
+                    break
+                refine = True
+                continue
+            refine = True
             # Newton step on the same slopes
             idx = {s: i for i, s in enumerate(scores)}
             M = np.eye(len(scores))
@@ -289,7 +298,7 @@ def _solve_chain(job):
     """Solve one score's subgames for the given vira classes in turn (a worker process runs a
     chain). With a spill directory, a subgame whose round is already there for the same utility
     table (a killed job's) is read back instead of solved again."""
-    s, decks, table, prm, warm, rnd, spill_dir = job
+    s, decks, table, prm, warm, rnd, spill_dir, refine = job
     out, prev = [], None
     for c in sorted(decks):
         rec = _spilled(spill_dir, s, c, rnd, table, prm) if spill_dir is not None else None
@@ -297,7 +306,7 @@ def _solve_chain(job):
         if not resumed:
             partial = Partial(spill_dir, s, c, rnd, table, prm) if spill_dir is not None else None
             rec = _solve_one(s, c, decks[c], table, prm, _as_maps(warm.get(c)), prev, rnd == 0,
-                             partial)
+                             partial, refine)
             if spill_dir is not None:
                 rec = _spill(rec, spill_dir, rnd, prm)
                 partial.remove()
@@ -533,12 +542,13 @@ def _eta(checks, iterations, seconds, first, target):
     return f", ETA {left * per:.0f} s (NashConv ~ t^-{p:.2f})"
 
 
-def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
+def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None, refine=True):
     """Solve subgame (score, class), warm-started from ``own`` (regret, strat_sum, iterations) of
     an earlier round, else from ``neighbour`` (infoset_key, infoset_ptr, regret) of another class;
     with a ``Partial``, from its checkpoint if a killed job left one, and saving one as it goes.
     Returns the score, the class, the record to store, the CFR accumulators for the next round and
-    the transfer triple for the next class."""
+    the transfer triple for the next class. Without ``refine`` the record keeps the solve's average
+    strategy (``_unrefined``): a round that is not the last (``solve_scores``)."""
     hands, pairs, weights = deck
     t0, c0 = time.perf_counter(), time.process_time()
     start_iters = 0 if own is None else int(own[2])
@@ -576,7 +586,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
                 and (small_cap or not prm["face_down"])):
             public = prm["solver"] == "public" or (prm["solver"] == "auto" and small_cap)
             return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr,
-                                 public=public)
+                                 public=public, refine=refine)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
                                raise_caps=raise_caps(*s, prune), face_down=prm["face_down"])
@@ -592,14 +602,16 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None):
                     check_every=prm["check_every"], warm_start=warm, validate=validate,
                     progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     reach = reach_probabilities(tree.game, res.strategy)
-    refined = _off_path(s, c, res, tabular_refiner(tree.game, res.strategy),
-                        lambda st: evaluate(tree.game, st), prm["target_nash_conv"])
+    refined = (_off_path(s, c, res, tabular_refiner(tree.game, res.strategy),
+                         lambda st: evaluate(tree.game, st), prm["target_nash_conv"])
+               if refine else _unrefined(res, tree.game.n_infosets))
     return _record(s, c, table, prune, tree.raise_caps, tree.game.n_nodes, tree.game.n_infosets,
                    float(reach[tree.outcome == NOBODY].sum()), res, tree.game.infoset_ptr,
                    tree.infoset_key, tree.hands, t0, c0, refined, tree.face_down)
 
 
-def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, public=False):
+def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, public=False,
+                  refine=True):
     """``_solve_one`` for a raise subgame with kernels/forest_cfr.py, or with ``public``
     kernels/public_cfr.py (never the whole per-deal tree; both lay the action slots out by
     information-set key, so accumulators pass between them); ``cfr`` holds the solver's
@@ -607,7 +619,8 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
     nodes with either solver (``public_cfr.deal_node_count``), so CPU per node stays comparable.
     With ``face_down`` (the public tree only) the off-path refinement is skipped: it runs deal by
     deal on the forest, which has no covered cards; the stored policy is then the solve's average
-    strategy (``off_path`` all False, ``off_path_sets`` 0, ``off_path_reach`` 0.0)."""
+    strategy (``off_path`` all False, ``off_path_sets`` 0, ``off_path_reach`` 0.0); so it is
+    without ``refine``."""
     hands, pairs, weights = deck
     face_down = bool(prm["face_down"])  # only with public (_solve_one, check_params)
     options = dict(face_down=True) if face_down else {}
@@ -629,11 +642,11 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         warm_start=warm, overwrite_warm_start=True,
         progress=_progress_line(s, c, target=prm["target_nash_conv"]), **cfr)
     n_nodes = public_cfr.deal_node_count(forest) if public else forest.n_nodes
-    if face_down:
+    if face_down or not refine:
         return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,
                        float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
                        forest.infoset_key, forest.hands, t0, c0, _unrefined(res, forest.n_infosets),
-                       face_down=True)
+                       face_down=face_down)
     if public:  # the refinement runs deal by deal: the forest of the same keys and slots
         keys, ptr = forest.infoset_key, forest.infoset_ptr
         del forest  # before the forest's arrays: the job's peak stays one tree's

@@ -83,6 +83,28 @@ def test_forest_layout_equals_the_tabular_tree(cards, vclass, caps):
 
 
 @pytest.mark.parametrize("cards,vclass,caps", CASES)
+def test_the_forest_of_given_information_sets_is_the_counted_one(cards, vclass, caps):
+    """Built with the public tree's keys and slot offsets (one pass over the deals), the forest
+    equals the one whose information sets are counted (three passes), array by array; a tree of
+    other raise caps is refused."""
+    hands, pairs, weights = _deal(cards, vclass)
+    counted = build_raise_forest(STRENGTHS, hands, pairs, weights, raise_caps=caps)
+    public = build_public_raise_tree(STRENGTHS, hands, pairs, weights, raise_caps=caps)
+    given = build_raise_forest(STRENGTHS, hands, pairs, weights, raise_caps=caps,
+                               infosets=(public.infoset_key, public.infoset_ptr))
+    for name in ("node_code", "deal_start", "deal_prob", "deal_hands", "hand_ptr", "hand_deals",
+                 "hand_nodes", "infoset_key", "infoset_ptr", "infoset_depth", "infoset_local",
+                 "group_slots"):
+        a, b = getattr(counted, name), getattr(given, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    assert given.raise_caps == counted.raise_caps
+    other = (1, 1) if caps != (1, 1) else (2, 2)
+    with pytest.raises(ValueError, match="not this tree's"):
+        build_raise_forest(STRENGTHS, hands, pairs, weights, raise_caps=other,
+                           infosets=(public.infoset_key, public.infoset_ptr))
+
+
+@pytest.mark.parametrize("cards,vclass,caps", CASES)
 def test_forest_solve_equals_tabular_cold_and_warm(cards, vclass, caps):
     tree, forest = _both(_deal(cards, vclass), caps, _table(1))
     a = cfr.solve(tree.game, target_nash_conv=1e-14, max_iterations=12, check_every=6)

@@ -10,6 +10,11 @@ builder's arrays dropped. Three passes over the deals:
 3. by mano's hand again: each node's code, the information set found by key in the merged sorted
    keys (``np.unique`` order, the numbering of ``tree.build_hand_tree``) or the outcome.
 
+With the information sets given (``infosets``: those of the public tree of the same subgame, which
+lays out the same keys and slots), passes 1 and 2 are skipped: pass 3 takes each deal's node count
+and each information set's depth as it goes, and checks every node's set and action count against
+them.
+
 The builder lays a deal out breadth first (its root, then the children of each node in turn), which
 ``Forest`` relies on; pass 3 checks it node by node.
 """
@@ -70,7 +75,7 @@ def _fill_codes(node_type, node_player, outcome, node_id, n_deals, sizes, out, o
 
 
 def build_raise_forest(strengths, hands, pairs, weights, three_ties="nobody", raise_caps=None,
-                       log=None):
+                       log=None, infosets=None):
     """The raise tree of ``tree.build_hand_tree(..., raises=True)`` as a ``Forest``.
 
     Parameters
@@ -79,6 +84,9 @@ def build_raise_forest(strengths, hands, pairs, weights, three_ties="nobody", ra
         As ``tree.build_hand_tree`` (with ``raises=True``).
     log : callable or None
         Receives one line per pass.
+    infosets : (int64[I], int64[I + 1]) or None
+        The information sets' keys and action-slot offsets if known (e.g. a
+        ``public_tree.build_public_raise_tree`` of the same arguments): one pass instead of three.
 
     Returns
     -------
@@ -90,7 +98,8 @@ def build_raise_forest(strengths, hands, pairs, weights, three_ties="nobody", ra
     Raises
     ------
     ValueError
-        As ``tree.build_hand_tree``.
+        As ``tree.build_hand_tree``; with ``infosets``, if a node's information set is not among
+        them or has another action count.
     """
     if three_ties not in ("nobody", "mano"):
         raise ValueError(f"bad three_ties {three_ties!r}: allowed 'nobody' or 'mano'")
@@ -103,6 +112,9 @@ def build_raise_forest(strengths, hands, pairs, weights, three_ties="nobody", ra
     top = np.array(raise_caps if raise_caps is not None else (N_LEVELS - 1,) * 2, np.int64)
     mano = three_ties == "mano"
     n_hands = len(hands)
+    if infosets is not None:
+        return _forest(_codes_of_known(strengths, hands, pairs, probs, mano, top, *infosets, log),
+                       pairs, probs, n_hands, top, hands)
     sizes = np.zeros(len(pairs), np.int64)
     keys, nact, depth = [], [], []
     for player in (0, 1):
@@ -132,17 +144,69 @@ def build_raise_forest(strengths, hands, pairs, weights, three_ties="nobody", ra
     for idx in _deal_groups(pairs, 0):
         node_type, node_player, node_key, _, outcome, _, _, _ = \
             _build_raises(strengths, hands, pairs[idx], probs[idx], mano, top)
-        dec = node_key >= 0
-        u, inv = np.unique(node_key[dec], return_inverse=True)
-        ids = np.searchsorted(keys, u)
-        if np.any(ids >= len(keys)) or np.any(keys[np.minimum(ids, len(keys) - 1)] != u):
-            raise AssertionError("a node's information set was not counted in passes 1-2")
-        node_id = np.full(len(node_type), -1, np.int32)
-        node_id[dec] = ids[inv.ravel()]
+        node_id = _node_ids(node_key, keys)
         _fill_codes(node_type, node_player, outcome, node_id, len(idx), sizes[idx], code,
                     deal_start[idx])
     if log:
         log(f"forest pass 3/3: {len(code) + 1} nodes, {len(keys)} information sets")
+    return _forest((code, deal_start, keys, nact, depth), pairs, probs, n_hands, top, hands)
+
+
+def _node_ids(node_key, keys):
+    """int32 per node of a ``_build_raises`` output: its information set's index in the sorted
+    ``keys`` (-1 at chance and terminal nodes); AssertionError if a key is missing."""
+    dec = node_key >= 0
+    u, inv = np.unique(node_key[dec], return_inverse=True)
+    ids = np.searchsorted(keys, u)
+    if np.any(ids >= len(keys)) or np.any(keys[np.minimum(ids, len(keys) - 1)] != u):
+        raise AssertionError("a node's information set was not counted in passes 1-2")
+    node_id = np.full(len(node_key), -1, np.int32)
+    node_id[dec] = ids[inv.ravel()]
+    return node_id
+
+
+def _codes_of_known(strengths, hands, pairs, probs, mano, top, keys, ptr, log):
+    """Pass 3 alone with the information sets given (module docstring): the codes, deal starts,
+    keys, action counts and depths ``_forest`` takes."""
+    keys = np.ascontiguousarray(keys, np.int64)
+    nact = np.diff(np.asarray(ptr, np.int64))
+    depth = np.full(len(keys), -1, np.int64)
+    sizes = np.zeros(len(pairs), np.int64)
+    chunks = []
+    for idx in _deal_groups(pairs, 0):
+        node_type, node_player, node_key, node_depth, outcome, first_child, n_child, _ = \
+            _build_raises(strengths, hands, pairs[idx], probs[idx], mano, top)
+        sizes[idx] = _deal_sizes(node_type, first_child, n_child, len(idx))
+        try:
+            node_id = _node_ids(node_key, keys)
+        except AssertionError:
+            node_id = None
+        dec = node_key >= 0
+        if node_id is None or np.any(nact[node_id[dec]] != n_child[dec]):
+            raise ValueError("the given information sets are not this tree's (another deck, raise "
+                             "caps or three-ties rule?)")
+        depth[node_id[dec]] = node_depth[dec]
+        start = np.zeros(len(idx) + 1, np.int64)
+        np.cumsum(sizes[idx], out=start[1:])
+        chunk = np.empty(int(start[-1]), np.int32)
+        _fill_codes(node_type, node_player, outcome, node_id, len(idx), sizes[idx], chunk, start)
+        chunks.append((idx, chunk))
+    if np.any(depth < 0):
+        raise ValueError("the given information sets are not this tree's: some occur in no deal")
+    deal_start = np.zeros(len(pairs) + 1, np.int64)
+    np.cumsum(sizes, out=deal_start[1:])
+    code = np.empty(int(deal_start[-1]), np.int32)
+    for idx, chunk in chunks:  # a group's deals are consecutive (pairs sorted by mano's hand)
+        code[deal_start[idx[0]]:deal_start[idx[-1] + 1]] = chunk
+    if log:
+        log(f"forest pass 3/3 with the information sets given: {len(code) + 1} nodes")
+    return code, deal_start, keys, nact.astype(np.uint8), depth
+
+
+def _forest(parts, pairs, probs, n_hands, top, hands):
+    """The ``Forest`` of pass 3's output ``parts`` (codes, deal starts, keys, action counts,
+    depths)."""
+    code, deal_start, keys, nact, depth = parts
     forest = make_forest(code, deal_start, probs, pairs.astype(np.int32), n_hands, keys, nact,
                          depth, N_RAISE_OUTCOMES)
     forest.raise_caps = tuple(int(c) for c in top)

@@ -647,15 +647,14 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
                        float(res.outcome_probabilities[NOBODY]), res, forest.infoset_ptr,
                        forest.infoset_key, forest.hands, t0, c0, _unrefined(res, forest.n_infosets),
                        face_down=face_down)
-    if public:  # the refinement runs deal by deal: the forest of the same keys and slots
+    if public:  # the refinement runs deal by deal: the forest of the same keys and slots, which
+        # its builder takes from the public tree (one pass over the deals instead of three)
         keys, ptr = forest.infoset_key, forest.infoset_ptr
         del forest  # before the forest's arrays: the job's peak stays one tree's
         forest = build_raise_forest(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                                    three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune))
+                                    three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune),
+                                    infosets=(keys, ptr))
         forest.set_utilities(table)
-        if not (np.array_equal(keys, forest.infoset_key) and np.array_equal(ptr, forest.infoset_ptr)):
-            raise RuntimeError(f"score {s[0]}-{s[1]} class {c}: the public tree and the forest lay "
-                               "out different information sets")
     refined = _off_path(s, c, res, forest_refiner(forest, res.strategy),
                         lambda st: forest_cfr.evaluate(forest, st), prm["target_nash_conv"])
     return _record(s, c, table, prune, forest.raise_caps, n_nodes, forest.n_infosets,

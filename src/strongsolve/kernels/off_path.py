@@ -327,17 +327,26 @@ def refine_tabular(game, strategy, tau=OFF_PATH_REACH, unreached=True):
 DEAL_CHUNK = 1024  # deals per task of the parallel passes over deals
 
 
+@njit
+def _chunk(deal_start, chunk):
+    """The deals ``d0:d1`` of task ``chunk`` and the nodes of its largest deal (its scratch)."""
+    d0 = chunk * DEAL_CHUNK
+    d1 = min(deal_start.shape[0] - 1, d0 + DEAL_CHUNK)
+    size = 1
+    for d in range(d0, d1):
+        size = max(size, deal_start[d + 1] - deal_start[d])
+    return d0, d1, size
+
+
 def _forest_beliefs_py(code, deal_start, deal_prob, infoset_ptr, utility, strategy, w, k, step, v):
     """``_tabular_beliefs`` on the forest, deal by deal; also each decision node's offset to its
     first child ``step`` and each terminal's value ``v``."""
     n_deals = deal_prob.shape[0]
     for chunk in numba.prange((n_deals + DEAL_CHUNK - 1) // DEAL_CHUNK):
-        size = 1
-        for d in range(chunk * DEAL_CHUNK, min(n_deals, (chunk + 1) * DEAL_CHUNK)):
-            size = max(size, deal_start[d + 1] - deal_start[d])
+        d0, d1, size = _chunk(deal_start, chunk)
         r = np.empty((2, size))
         kk = np.empty((2, size), np.int32)
-        for d in range(chunk * DEAL_CHUNK, min(n_deals, (chunk + 1) * DEAL_CHUNK)):
+        for d in range(d0, d1):
             b = deal_start[d]
             r[0, 0] = r[1, 0] = deal_prob[d]
             kk[0, 0] = kk[1, 0] = 0
@@ -371,12 +380,10 @@ def _forest_mark_py(code, deal_start, deal_prob, infoset_ptr, reach_of, own_i, r
     opponent's reach of a node is the other player's own reach there."""
     n_deals = deal_prob.shape[0]
     for chunk in numba.prange((n_deals + DEAL_CHUNK - 1) // DEAL_CHUNK):
-        size = 1
-        for d in range(chunk * DEAL_CHUNK, min(n_deals, (chunk + 1) * DEAL_CHUNK)):
-            size = max(size, deal_start[d + 1] - deal_start[d])
+        d0, d1, size = _chunk(deal_start, chunk)
         own = np.empty((2, size))
         last = np.empty((2, size), np.int32)
-        for d in range(chunk * DEAL_CHUNK, min(n_deals, (chunk + 1) * DEAL_CHUNK)):
+        for d in range(d0, d1):
             b = deal_start[d]
             own[0, 0] = own[1, 0] = 1.0
             last[0, 0] = last[1, 0] = -1

@@ -217,14 +217,21 @@ def assert_same_solutions(out, whole):
             assert np.array_equal(out[k]["arrays"][name], arr), (k, name)
 
 
-def group_killed_after_round_0(tmp_path):
-    """The group 9-10 / 10-9 of the small deck solved once unbroken (spill folder tmp_path /
-    "unbroken") and once killed after its round 0 (tmp_path / "killed"). Returns ``solve(log,
-    spill, prm)``, which runs it again, its parameters and the unbroken solution."""
+def group_9_10():
+    """The small deck, its classes' deals, the group 9-10 / 10-9 and a made-up W of the scores
+    its hands lead to outside the group."""
     deck = small_deck(DECK)
     decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
     group = [(9, 10), (10, 9)]
     W = {t: 0.5 + 0.01 * (t[0] - t[1]) for s in group for t in successors(*s) if t not in group}
+    return deck, decks, group, W
+
+
+def group_killed_after_round_0(tmp_path):
+    """The group 9-10 / 10-9 of the small deck solved once unbroken (spill folder tmp_path /
+    "unbroken") and once killed after its round 0 (tmp_path / "killed"). Returns ``solve(log,
+    spill, prm)``, which runs it again, its parameters and the unbroken solution."""
+    deck, decks, group, W = group_9_10()
     prm = check_params(dict(target_nash_conv=1e-6, check_every=50, max_iterations=10**6,
                             fixed_point_tol=1e-9, max_fixed_point_rounds=30))
     solve = lambda log, spill, p=prm: solve_scores(group, W, decks, deck.probabilities, p, log,
@@ -265,10 +272,7 @@ def test_only_the_last_round_is_refined_off_the_path(tmp_path):
     is the fixed point (a tolerance every round meets) is followed by one refined round."""
     import json
 
-    deck = small_deck(DECK)
-    decks = {c: ab.deal_pairs(deck.capacities[c]) for c in deck.classes}
-    group = [(9, 10), (10, 9)]
-    W = {t: 0.5 + 0.01 * (t[0] - t[1]) for s in group for t in successors(*s) if t not in group}
+    deck, decks, group, W = group_9_10()
     prm = check_params(dict(target_nash_conv=1e-4, check_every=10, max_iterations=10**6,
                             fixed_point_tol=1e-6, max_fixed_point_rounds=30))
     lines = []

@@ -95,3 +95,22 @@ def test_scheduled_checks_on_kuhn_poker_meet_the_target_on_the_grid():
     assert res.nash_conv <= target and res.iterations % step == 0
     assert res.iterations >= next(t for t, e in every if e <= target)
     assert all(measured[t] == e for t, e in res.checks) and len(res.checks) < len(every) / 3
+
+
+def test_a_warm_start_checked_first_stops_at_once_when_it_meets_the_target():
+    """``check_first``: the warm start's average strategy is evaluated before any iteration; a
+    solve it satisfies ends there (0 iterations, the same profile as the warm start's), one it
+    does not continues exactly as without the option, one check longer."""
+    game, _ = kuhn_game()
+    first = solve(game, target_nash_conv=1e-3, max_iterations=10_000, check_every=10)
+    warm = (first.regret, first.strat_sum, first.iterations)
+    met = solve(game, target_nash_conv=1e-3, max_iterations=10_000, check_every=10,
+                warm_start=warm, check_first=True)
+    assert met.iterations == first.iterations and met.checks == [(first.iterations, first.nash_conv)]
+    assert np.array_equal(met.strategy, first.strategy) and met.value == first.value
+    tighter = [solve(game, target_nash_conv=first.nash_conv / 4, max_iterations=10_000,
+                     check_every=10, warm_start=warm, check_first=f) for f in (False, True)]
+    assert tighter[1].checks[0] == (first.iterations, first.nash_conv)
+    assert tighter[1].checks[1:] == tighter[0].checks
+    assert tighter[1].iterations == tighter[0].iterations > first.iterations
+    assert np.array_equal(tighter[1].strategy, tighter[0].strategy)

@@ -447,10 +447,13 @@ def next_check(checks, start, check_every, target):
 
 
 def run_checked(iterate, evaluate_average, done, checks, target_nash_conv, max_iterations,
-                check_every, regret, strat_sum, progress=None, checkpoint=None):
+                check_every, regret, strat_sum, progress=None, checkpoint=None, check_first=False):
     """The loop of both DCFR solvers: ``iterate(first, k)`` runs iterations first+1..first+k, in
     steps of ``check_every``; ``evaluate_average()`` evaluates the average strategy (a dict with
-    ``nash_conv``) at the checks ``next_check`` schedules and after ``max_iterations``.
+    ``nash_conv``) at the checks ``next_check`` schedules and after ``max_iterations``. With
+    ``check_first`` it is evaluated before any iteration as well, and the solve ends there if it
+    meets the target (a warm start from a solve of the same information sets whose utilities
+    have moved a little, e.g. a fixed-point round's: its average strategy may already do).
 
     ``progress(iterations, nash_conv, seconds)`` is called after every step, with the NashConv of
     the last check (None before the first); ``checkpoint(regret, strat_sum, iterations, checks)``
@@ -465,6 +468,13 @@ def run_checked(iterate, evaluate_average, done, checks, target_nash_conv, max_i
     checks = list(checks)
     start = time.perf_counter()
     iters = 0
+    if check_first:
+        ev = evaluate_average()
+        checks.append((done, float(ev["nash_conv"])))
+        if ev["nash_conv"] <= target_nash_conv:
+            if progress is not None:
+                progress(done, checks[-1][1], time.perf_counter() - start)
+            return ev, 0, checks
     due = next_check(checks, done, check_every, target_nash_conv)
     while True:
         k = min(check_every, max_iterations - iters, due - done - iters)
@@ -485,7 +495,8 @@ def run_checked(iterate, evaluate_average, done, checks, target_nash_conv, max_i
 
 
 def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, alpha=1.5, beta=0.0,
-          gamma=2.0, warm_start=None, validate=True, progress=None, checkpoint=None):
+          gamma=2.0, warm_start=None, validate=True, progress=None, checkpoint=None,
+          check_first=False):
     """Run discounted CFR until the average strategy's NashConv is at most ``target_nash_conv``.
 
     Parameters
@@ -510,6 +521,9 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
     checkpoint : callable or None
         Called after every ``check_every`` iterations that do not end the solve as
         ``checkpoint(regret, strat_sum, iterations, checks)`` (``run_checked``).
+    check_first : bool
+        Evaluate the warm start's average strategy before iterating, and stop there if it meets
+        the target (``run_checked``).
 
     Returns
     -------
@@ -546,7 +560,7 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
 
     ev, iters, checks = run_checked(iterate, evaluate_average, done, checks, target_nash_conv,
                                     max_iterations, check_every, regret, strat_sum, progress,
-                                    checkpoint)
+                                    checkpoint, check_first)
     res = CFRResult(avg["strategy"], regret, strat_sum, ev["value"], ev["nash_conv"],
                     ev["exploitability"], done + iters, time.perf_counter() - start,
                     time.process_time() - cpu_start)

@@ -571,7 +571,7 @@ def evaluate(forest, strategy):
 
 def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, alpha=1.5,
           beta=0.0, gamma=2.0, warm_start=None, overwrite_warm_start=False, progress=None,
-          checkpoint=None):
+          checkpoint=None, check_first=False):
     """Run discounted CFR on a ``Forest`` until the average strategy's NashConv is at most
     ``target_nash_conv``: ``kernels.cfr.solve`` for a chance-rooted forest.
 
@@ -587,6 +587,8 @@ def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50,
         when the caller drops them anyway); read-only arrays (memory maps) are copied anyway.
     progress, checkpoint : callable or None
         As ``kernels.cfr.solve``.
+    check_first : bool
+        As ``kernels.cfr.solve``: evaluate the warm start before iterating.
 
     Returns
     -------
@@ -616,7 +618,7 @@ def solve(forest, target_nash_conv=1e-4, max_iterations=100_000, check_every=50,
 
     ev, iters, checks = run_checked(iterate, evaluate_average, done, checks, target_nash_conv,
                                     max_iterations, check_every, regret, strat_sum, progress,
-                                    checkpoint)
+                                    checkpoint, check_first)
     res = CFRResult(strategy, regret, strat_sum, ev["value"], ev["nash_conv"], ev["exploitability"],
                     done + iters, time.perf_counter() - start, time.process_time() - cpu_start)
     res.checks = checks

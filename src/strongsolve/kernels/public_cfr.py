@@ -702,7 +702,7 @@ def evaluate(game, strategy, scratch=None):
 
 def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, alpha=1.5,
           beta=0.0, gamma=2.0, warm_start=None, overwrite_warm_start=False, progress=None,
-          checkpoint=None):
+          checkpoint=None, check_first=False):
     """Run discounted CFR on a ``PublicGame`` until the average strategy's NashConv is at most
     ``target_nash_conv``: ``kernels.forest_cfr.solve`` on the public tree.
 
@@ -710,7 +710,7 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
     ----------
     game : PublicGame
     target_nash_conv, max_iterations, check_every, alpha, beta, gamma, warm_start,
-    overwrite_warm_start, progress, checkpoint
+    overwrite_warm_start, progress, checkpoint, check_first
         As ``kernels.forest_cfr.solve`` (accumulators float64[M] in the game's slot order).
 
     Returns
@@ -741,7 +741,7 @@ def solve(game, target_nash_conv=1e-4, max_iterations=100_000, check_every=50, a
 
     ev, iters, checks = run_checked(iterate, evaluate_average, done, checks, target_nash_conv,
                                     max_iterations, check_every, regret, strat_sum, progress,
-                                    checkpoint)
+                                    checkpoint, check_first)
     res = CFRResult(strategy, regret, strat_sum, ev["value"], ev["nash_conv"], ev["exploitability"],
                     done + iters, time.perf_counter() - start, time.process_time() - cpu_start)
     res.checks = checks

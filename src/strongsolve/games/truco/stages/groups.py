@@ -554,6 +554,10 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None, r
     start_iters = 0 if own is None else int(own[2])
     max_iterations = prm["max_iterations"]
     resume = partial.load() if partial is not None else None
+    # a round's own accumulators solved the same tree with W a little off: their average strategy
+    # is evaluated before iterating and kept if it meets the target (the 11 row's usually does);
+    # not on a resume, whose checks continue the killed solve's schedule
+    check_first = own is not None and resume is None
     if resume is not None:
         regret, strat_sum, iters, start_iters, seconds, cpu_seconds, checks = resume
         own, neighbour = (regret, strat_sum, iters, checks), None
@@ -561,7 +565,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None, r
         t0, c0 = t0 - seconds, c0 - cpu_seconds  # the killed job's time counts in the record
         print(f"  score {s[0]}-{s[1]} class {c}: continuing from the checkpoint at iteration {iters}",
               file=sys.stderr, flush=True)
-    cfr = dict(max_iterations=max_iterations,
+    cfr = dict(max_iterations=max_iterations, check_first=check_first,
                checkpoint=partial.saver(start_iters, t0, c0) if partial is not None else None)
     if prm["solver"] == "lp" and len(pairs) >= FOREST_MIN_DEALS:
         raise ValueError(f"solver lp is the exact LP for small decks (below {FOREST_MIN_DEALS} deal "

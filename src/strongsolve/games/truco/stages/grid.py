@@ -231,65 +231,73 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print,
     for stale in grid_dir.glob(".spill-*"):
         log(f"tier {name}: removing {stale}, left by a killed job")
         shutil.rmtree(stale, ignore_errors=True)
-    for group in tier_groups(name):
-        if min(min(s) for s in group) < min_score:
-            continue
-        label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
-        # the LP solves a table exactly: a lost subgame solved again for the W its group's kept
-        # tables say gives back the lost copy, and its partners stay; CFR's warm starts do not
-        # repeat, so there the whole group is solved and written again
-        exact = prm["solver"] == "lp"
-        W = starting_values(root, group, deck, results, recover=exact)
-        # every subgame readable: each checked against the W stored now too (else one of them is
-        # missing or damaged, and the group solved anyway)
-        whole = all(s in W for s in group)
-        stale = [(s, c) for s in group for c in deck.classes
-                 if _needs_solving(stored_path(root, *s, c), prm,
-                                   *(_expected_utility(s, group, W) if whole else (None, None)),
-                                   f"{label}: ", log)]
-        # the group's scores move together (three ties swap the roles): one subgame solved again
-        # moves the W its partners' tables were solved for, so the whole group is solved again;
-        # the partners still right for the new W stay as stored (_to_write)
-        missing = [(s, c) for s in group for c in deck.classes] if stale else []
-        # each subgame of each fixed-point round waits there, arrays and record, until the group is
-        # stored (solve._spill): a killed job's next run solves only the subgames not there yet
-        spill = grid_dir / f".group-{'_'.join(f'{a}-{b}' for a, b in group)}"
-        if missing:
-            if spill.exists():
-                log(f"{label}: resuming from {spill}, left by a killed job")
-            keep = keep_accumulators and prm["solver"] != "lp"  # the LP has no regrets
-            acc = _kept_accumulators(root, group, deck, prm, spill, label, log) if keep else {}
-            out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
-                                      spill_dir=spill, accumulators=acc)
-            if exact:
-                missing = _to_write(root, group, deck, W, out, stale, prm, label, log)
-            for s, c in missing:  # each subgame renamed into place on its own
-                r = out[(s, c)]
-                attrs = {k: v for k, v in r.items() if k != "arrays"}
-                attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
-                             fixed_point_residual=resid, params=prm, deck=deck.name)
-                path = grid_path(root, *s, c)
-                # first, so a kept file never outlives its subgame's solve unnoticed: one left
-                # from an older solve is refused on reading (its iterations differ)
-                if keep:
-                    write_accumulators(path, unmapped(acc[(s, c)][0]), unmapped(acc[(s, c)][1]),
-                                       r["iterations"], r["checks"])
-                else:
-                    accumulators_path(path).unlink(missing_ok=True)
-                write_subgame(path, {k: unmapped(v) for k, v in r["arrays"].items()}, attrs)
-            del out, acc
-        else:
-            log(f"tier {name}: group {group} already solved")
-        if spill.exists():  # stored: the checkpoints are of no more use
-            shutil.rmtree(spill, ignore_errors=True)
-        for s in group:
-            for c in deck.classes:
-                attrs = read_subgame(stored_path(root, *s, c), arrays=False)[0]
-                rows.append(dict(mano=s[0], pe=s[1], vira_class=c, tier=name,
-                                 **{k: attrs.get(k, "") for k in (
-                                     "value", "nash_conv", "exploitability", "iterations",
-                                     "seconds", "cpu_seconds", "max_rss_mib", "n_nodes",
-                                     "raise_caps")}))
+    # the trees the tier's subgames share (tree_cache.py), kept for this call only: those a killed
+    # job left may be of another version of the builders
+    trees = grid_dir / ".trees"
+    shutil.rmtree(trees, ignore_errors=True)
+    try:
+        for group in tier_groups(name):
+            if min(min(s) for s in group) < min_score:
+                continue
+            label = f"tier {name} group {'/'.join(f'{a}-{b}' for a, b in group)}"
+            # the LP solves a table exactly: a lost subgame solved again for the W its group's kept
+            # tables say gives back the lost copy, and its partners stay; CFR's warm starts do not
+            # repeat, so there the whole group is solved and written again
+            exact = prm["solver"] == "lp"
+            W = starting_values(root, group, deck, results, recover=exact)
+            # every subgame readable: each checked against the W stored now too (else one of them is
+            # missing or damaged, and the group solved anyway)
+            whole = all(s in W for s in group)
+            stale = [(s, c) for s in group for c in deck.classes
+                     if _needs_solving(stored_path(root, *s, c), prm,
+                                       *(_expected_utility(s, group, W) if whole else (None, None)),
+                                       f"{label}: ", log)]
+            # the group's scores move together (three ties swap the roles): one subgame solved again
+            # moves the W its partners' tables were solved for, so the whole group is solved again;
+            # the partners still right for the new W stay as stored (_to_write)
+            missing = [(s, c) for s in group for c in deck.classes] if stale else []
+            # each subgame of each fixed-point round waits there, arrays and record, until the
+            # group is stored (solve._spill): a killed job's next run solves only the subgames not
+            # there yet
+            spill = grid_dir / f".group-{'_'.join(f'{a}-{b}' for a, b in group)}"
+            if missing:
+                if spill.exists():
+                    log(f"{label}: resuming from {spill}, left by a killed job")
+                keep = keep_accumulators and prm["solver"] != "lp"  # the LP has no regrets
+                acc = _kept_accumulators(root, group, deck, prm, spill, label, log) if keep else {}
+                out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
+                                              spill_dir=spill, accumulators=acc, tree_dir=trees)
+                if exact:
+                    missing = _to_write(root, group, deck, W, out, stale, prm, label, log)
+                for s, c in missing:  # each subgame renamed into place on its own
+                    r = out[(s, c)]
+                    attrs = {k: v for k, v in r.items() if k != "arrays"}
+                    attrs.update(score=list(s), vira_class=c, eleven=eleven_player(*s),
+                                 fixed_point_residual=resid, params=prm, deck=deck.name)
+                    path = grid_path(root, *s, c)
+                    # first, so a kept file never outlives its subgame's solve unnoticed: one left
+                    # from an older solve is refused on reading (its iterations differ)
+                    if keep:
+                        write_accumulators(path, unmapped(acc[(s, c)][0]), unmapped(acc[(s, c)][1]),
+                                           r["iterations"], r["checks"])
+                    else:
+                        accumulators_path(path).unlink(missing_ok=True)
+                    write_subgame(path, {k: unmapped(v) for k, v in r["arrays"].items()}, attrs)
+                del out, acc
+            else:
+                log(f"tier {name}: group {group} already solved")
+            if spill.exists():  # stored: the checkpoints are of no more use
+                shutil.rmtree(spill, ignore_errors=True)
+            for s in group:
+                for c in deck.classes:
+                    attrs = read_subgame(stored_path(root, *s, c), arrays=False)[0]
+                    rows.append(dict(mano=s[0], pe=s[1], vira_class=c, tier=name,
+                                     **{k: attrs.get(k, "") for k in (
+                                         "value", "nash_conv", "exploitability", "iterations",
+                                         "seconds", "cpu_seconds", "max_rss_mib", "n_nodes",
+                                         "raise_caps")}))
+    finally:
+        shutil.rmtree(trees, ignore_errors=True)
     return rows
 
 

@@ -38,6 +38,7 @@ from ..subgames import (eleven_player, group_dependencies, in_row11, raise_utili
                         row11_groups, utility_table)
 from ..forest import build_raise_forest
 from ..public_tree import build_public_raise_tree
+from ..tree_cache import cached_build
 from ..tree import NOBODY, build_hand_tree
 
 DEFAULTS = dict(target_nash_conv=1e-4, max_iterations=5000, check_every=10, fixed_point_tol=1e-5,
@@ -150,7 +151,8 @@ def hand_utility_table(a, b, W):
     return utility_table(a, b, W) if in_row11(a, b) else raise_utility_table(a, b, W)
 
 
-def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None, accumulators=None):
+def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None, accumulators=None,
+                 tree_dir=None):
     """Solve scores that depend on each other (through three tied tricks) for every deck class.
 
     Parameters
@@ -181,6 +183,10 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None, accum
         from (those a finished solve kept, ``saved.read_accumulators``: the solve continues where it
         stopped; arrays, or paths of .npy files opened as read-only memory maps); replaced in place
         by each subgame's accumulators at the end (memory maps of ``spill_dir`` with one).
+    tree_dir : path or None
+        A folder where each raise subgame's public tree and forest are kept for the other scores
+        and rounds that share them (tree_cache.py; the caller removes it); None builds each
+        solve's own.
 
     Returns
     -------
@@ -215,7 +221,8 @@ def solve_scores(scores, W, decks, probs, prm, log, label, spill_dir=None, accum
             # classes split into several chains when there are more workers than scores (a one-score
             # group would leave workers idle)
             jobs = [(s, {c: decks[c] for c in part}, hand_utility_table(*s, W), prm,
-                     {c: _as_paths(accum.get((s, c))) for c in part}, rnd, spill_dir, refine)
+                     {c: _as_paths(accum.get((s, c))) for c in part}, rnd, spill_dir, refine,
+                     tree_dir)
                     for s in scores for part in _split(classes, prm["workers"] // len(scores))]
             done = pool.map(_solve_chain, jobs) if pool else map(_solve_chain, jobs)
             for chain in done:
@@ -298,7 +305,7 @@ def _solve_chain(job):
     """Solve one score's subgames for the given vira classes in turn (a worker process runs a
     chain). With a spill directory, a subgame whose round is already there for the same utility
     table (a killed job's) is read back instead of solved again."""
-    s, decks, table, prm, warm, rnd, spill_dir, refine = job
+    s, decks, table, prm, warm, rnd, spill_dir, refine, tree_dir = job
     out, prev = [], None
     for c in sorted(decks):
         rec = _spilled(spill_dir, s, c, rnd, table, prm) if spill_dir is not None else None
@@ -306,7 +313,7 @@ def _solve_chain(job):
         if not resumed:
             partial = Partial(spill_dir, s, c, rnd, table, prm) if spill_dir is not None else None
             rec = _solve_one(s, c, decks[c], table, prm, _as_maps(warm.get(c)), prev, rnd == 0,
-                             partial, refine)
+                             partial, refine, tree_dir)
             if spill_dir is not None:
                 rec = _spill(rec, spill_dir, rnd, prm)
                 partial.remove()
@@ -542,13 +549,15 @@ def _eta(checks, iterations, seconds, first, target):
     return f", ETA {left * per:.0f} s (NashConv ~ t^-{p:.2f})"
 
 
-def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None, refine=True):
+def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None, refine=True,
+               tree_dir=None):
     """Solve subgame (score, class), warm-started from ``own`` (regret, strat_sum, iterations) of
     an earlier round, else from ``neighbour`` (infoset_key, infoset_ptr, regret) of another class;
     with a ``Partial``, from its checkpoint if a killed job left one, and saving one as it goes.
     Returns the score, the class, the record to store, the CFR accumulators for the next round and
     the transfer triple for the next class. Without ``refine`` the record keeps the solve's average
-    strategy (``_unrefined``): a round that is not the last (``solve_scores``)."""
+    strategy (``_unrefined``): a round that is not the last (``solve_scores``). A raise subgame's
+    trees are read from or kept in ``tree_dir`` (``solve_scores``)."""
     hands, pairs, weights = deck
     t0, c0 = time.perf_counter(), time.process_time()
     start_iters = 0 if own is None else int(own[2])
@@ -590,7 +599,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None, r
                 and (small_cap or not prm["face_down"])):
             public = prm["solver"] == "public" or (prm["solver"] == "auto" and small_cap)
             return _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr,
-                                 public=public, refine=refine)
+                                 public=public, refine=refine, tree_dir=tree_dir)
         tree = build_hand_tree(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
                                three_ties=prm["three_ties"], raises=True,
                                raise_caps=raise_caps(*s, prune), face_down=prm["face_down"])
@@ -615,7 +624,7 @@ def _solve_one(s, c, deck, table, prm, own, neighbour, validate, partial=None, r
 
 
 def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, public=False,
-                  refine=True):
+                  refine=True, tree_dir=None):
     """``_solve_one`` for a raise subgame with kernels/forest_cfr.py, or with ``public``
     kernels/public_cfr.py (never the whole per-deal tree; both lay the action slots out by
     information-set key, so accumulators pass between them); ``cfr`` holds the solver's
@@ -629,8 +638,9 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
     face_down = bool(prm["face_down"])  # only with public (_solve_one, check_params)
     options = dict(face_down=True) if face_down else {}
     build = build_public_raise_tree if public else build_raise_forest
-    forest = build(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                   three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune), **options)
+    forest = cached_build(tree_dir, build, np.arange(N_STRENGTHS), np.array(hands), pairs,
+                          weights, three_ties=prm["three_ties"],
+                          raise_caps=raise_caps(*s, prune), **options)
     forest.set_utilities(table)
     if own is not None:
         warm = (unmapped(own[0]), unmapped(own[1]), *own[2:])
@@ -655,9 +665,9 @@ def _solve_forest(s, c, deck, table, prm, own, neighbour, prune, t0, c0, cfr, pu
         # its builder takes from the public tree (one pass over the deals instead of three)
         keys, ptr = forest.infoset_key, forest.infoset_ptr
         del forest  # before the forest's arrays: the job's peak stays one tree's
-        forest = build_raise_forest(np.arange(N_STRENGTHS), np.array(hands), pairs, weights,
-                                    three_ties=prm["three_ties"], raise_caps=raise_caps(*s, prune),
-                                    infosets=(keys, ptr))
+        forest = cached_build(tree_dir, build_raise_forest, np.arange(N_STRENGTHS),
+                              np.array(hands), pairs, weights, three_ties=prm["three_ties"],
+                              raise_caps=raise_caps(*s, prune), infosets=(keys, ptr))
         forest.set_utilities(table)
     refined = _off_path(s, c, res, forest_refiner(forest, res.strategy),
                         lambda st: forest_cfr.evaluate(forest, st), prm["target_nash_conv"])

@@ -13,6 +13,10 @@ Usage::
 ``--compare`` solves the race with plain sweeps and with the extrapolation
 (strongsolve.games.ludo.stages.acceleration) and reports both sweep counts, the jumps and the largest
 value difference; ``--max-ratio``, ``--agree`` and ``--ratios`` override that module's jump rule.
+``--method rre`` uses the reduced rank extrapolation instead of the geometric tail (``--method tail``,
+the default), with ``--tol`` and ``--compare``::
+
+    nice python bench/ludo_values.py bench/data/ludo_half30.yaml --pieces 3 --tol 1e-12 --method rre
 """
 
 import argparse
@@ -96,6 +100,8 @@ def main():
     ap.add_argument("--compare", action="store_true",
                     help="with --tol: solve with plain sweeps and with the extrapolation; report "
                          "both sweep counts and the largest value difference")
+    ap.add_argument("--method", choices=["tail", "rre"], default="tail",
+                    help="the extrapolation: geometric tail (default) or reduced rank (rre)")
     ap.add_argument("--max-ratio", type=float, help="override acceleration.MAX_RATIO")
     ap.add_argument("--agree", type=float, help="override acceleration.AGREE")
     ap.add_argument("--ratios", type=int, help="override acceleration.RATIOS")
@@ -132,10 +138,11 @@ def main():
             del value
             out["advise_timing"] = advise_timing(board, args.pieces, held, args.sweeps, delta)
     elif args.compare:
+        out["method"] = args.method
         out["rule"] = {"ratios": acceleration.RATIOS, "agree": acceleration.AGREE,
                        "max_ratio": acceleration.MAX_RATIO, "plain_below": acceleration.PLAIN_BELOW}
         solved = {}
-        for name, on in (("plain", False), ("extrapolated", True)):
+        for name, on in (("plain", False), ("extrapolated", args.method)):
             changes = []
             began = time.process_time()
             sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, extrapolation=on,
@@ -149,14 +156,15 @@ def main():
             np.abs(solved["plain"].value - solved["extrapolated"].value).max()))
     else:
         progress.cpu = time.process_time()
+        method = False if args.no_extrapolation else args.method
         sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, progress=progress,
-                                       extrapolation=not args.no_extrapolation)
+                                       extrapolation=method)
         out.update(win_probability=sol.win_probability, sweeps_to_tol=sol.sweeps, tol=args.tol,
                    residual=sol.residual, jumps=sol.jumps,
-                   extrapolation=not args.no_extrapolation)
+                   extrapolation=method)
         if args.check_tol:
             tight = ludo_values.solve_values(board, args.pieces, tol=args.check_tol,
-                                             extrapolation=not args.no_extrapolation)
+                                             extrapolation=method)
             out.update(check_tol=args.check_tol, check_sweeps=tight.sweeps,
                        largest_value_difference=float(np.abs(tight.value - sol.value).max()),
                        check_win_probability=tight.win_probability)

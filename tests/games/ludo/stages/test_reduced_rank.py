@@ -70,6 +70,10 @@ def test_the_state_round_trips_and_another_extrapolations_is_refused():
     with pytest.raises(ValueError, match="extrapolation must be"):
         ludo_values.change_slots("anderson")
     assert [ludo_values.change_slots(e) for e in (False, True, "tail", "rre")] == [0, 1, 1, 2]
+    small = board("small9")  # 7,056 positions of 3 pieces: 16 bytes each with the two slots
+    assert ludo_values.value_bytes(small, 3, "rre") == 16 * 7056
+    with pytest.raises(ValueError, match="16 bytes each: 8 for the value, 8 for its last 2 changes"):
+        ludo_values.check_memory(small, 3, 16 * 7056 - 1, extrapolation="rre")
 
 
 # (board, pieces): sweeps to 1e-12 plain, with the tail extrapolation, with RRE (measured 2026-12-06)

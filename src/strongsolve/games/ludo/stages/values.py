@@ -176,8 +176,9 @@ def check_memory(board, pieces, limit, option="--max-memory-gb", extrapolation=T
     need = value_bytes(board, pieces, extrapolation)
     if need > limit:
         slots = change_slots(extrapolation)
+        kept = "its last change" if slots == 1 else f"its last {slots} changes"
         each = (f"{8 + CHANGE_BYTES * slots} bytes each: 8 for the value, {CHANGE_BYTES * slots} for "
-                "the changes the extrapolation keeps; --no-extrapolation needs 8" if slots
+                f"{kept}, which the extrapolation keeps; --no-extrapolation needs 8" if slots
                 else "8 bytes each")
         raise ValueError(
             f"{pieces} pieces each on this board give "

@@ -1,6 +1,19 @@
-"""Ludo boards in the form the naive reference takes."""
+"""Ludo boards: the bench's small boards, and boards in the form the naive reference takes."""
 
+import functools
 from fractions import Fraction
+from pathlib import Path
+
+from strongsolve.games.ludo import rules
+
+BENCH_BOARDS = Path(__file__).resolve().parents[2] / "bench" / "data"
+
+
+@functools.lru_cache(maxsize=None)
+def bench_board(name):
+    """bench/data/ludo_<name>.yaml (small9, quarter14, half30, three_quarter45: the classic
+    board's features on fewer cells) as a rules.Board."""
+    return rules.load_board(BENCH_BOARDS / f"ludo_{name}.yaml")
 
 
 def naive_board(data):

@@ -6,30 +6,21 @@ code. Both kinds of sweeps against naive.ludo_race_reference (plain-Python Jacob
 tuples), on boards where the extrapolation jumps: test_values.py."""
 
 import functools
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from strongsolve.games.ludo import rules
 from strongsolve.games.ludo import saved as store
 from strongsolve.games.ludo.stages import acceleration
 from strongsolve.games.ludo.stages import values as ludo_values
-
-BOARDS = Path(__file__).resolve().parents[4] / "bench" / "data"
-
+from support.ludo import BENCH_BOARDS, bench_board
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
 
 @functools.lru_cache(maxsize=None)
-def board(name):
-    return rules.load_board(BOARDS / f"ludo_{name}.yaml")
-
-
-@functools.lru_cache(maxsize=None)
 def solved(name, pieces, extrapolation):
-    return ludo_values.solve_values(board(name), pieces, tol=1e-13, extrapolation=extrapolation)
+    return ludo_values.solve_values(bench_board(name), pieces, tol=1e-13, extrapolation=extrapolation)
 
 
 def test_a_jump_needs_three_agreeing_ratios_below_the_limit():
@@ -108,7 +99,7 @@ def test_extrapolated_and_plain_sweeps_reach_the_same_values_in_fewer_sweeps(nam
 def test_the_jumps_do_not_depend_on_the_thread_count():
     one = solved("quarter14", 3, True)
     ludo_values.set_threads(2)
-    two = ludo_values.solve_values(board("quarter14"), 3, tol=1e-13)
+    two = ludo_values.solve_values(bench_board("quarter14"), 3, tol=1e-13)
     assert one.jumps == two.jumps > 0
     assert one.sweeps == two.sweeps and np.array_equal(one.value, two.value)
 
@@ -131,7 +122,7 @@ class Recorder:
 
 @pytest.mark.parametrize("after", [0, 1], ids=["at_the_jump", "after_it"])
 def test_a_checkpoint_at_a_jump_resumes_to_the_unbroken_values(tmp_path, after):
-    race = board("small9")
+    race = bench_board("small9")
     recorder = Recorder()
     unbroken = ludo_values.solve_values(race, 3, tol=1e-13, checkpoints=recorder)
     first = min(n for n, s in recorder.states.items() if s["jumps"] == 1)
@@ -156,7 +147,7 @@ def test_the_command_switches_the_extrapolation_off(tmp_path, capsys):
 
     from strongsolve.cli import main
 
-    path = BOARDS / "ludo_small9.yaml"
+    path = BENCH_BOARDS / "ludo_small9.yaml"
     runs = {}
     for extra in ([], ["--no-extrapolation"]):
         assert main(["ludo", "race", str(path), "--pieces", "3", "--solver", "values",

@@ -5,30 +5,22 @@ plain sweeps run to 1e-15 in fewer sweeps, the same bit for bit on any thread co
 resumed checkpoint. The sweep counts are regression values measured with this code (2026-12-06)."""
 
 import functools
-from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
 
-from strongsolve.games.ludo import rules
 from strongsolve.games.ludo import saved as store
 from strongsolve.games.ludo.stages import acceleration
 from strongsolve.games.ludo.stages import values as ludo_values
-
-BOARDS = Path(__file__).resolve().parents[4] / "bench" / "data"
+from support.ludo import BENCH_BOARDS, bench_board
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # conftest.py
 
 
 @functools.lru_cache(maxsize=None)
-def board(name):
-    return rules.load_board(BOARDS / f"ludo_{name}.yaml")
-
-
-@functools.lru_cache(maxsize=None)
 def solved(name, pieces, tol, extrapolation):
-    return ludo_values.solve_values(board(name), pieces, tol=tol, extrapolation=extrapolation)
+    return ludo_values.solve_values(bench_board(name), pieces, tol=tol, extrapolation=extrapolation)
 
 
 def test_one_cycle_lands_on_the_fixed_point_of_two_modes():
@@ -70,7 +62,7 @@ def test_the_state_round_trips_and_another_extrapolations_is_refused():
     with pytest.raises(ValueError, match="extrapolation must be"):
         ludo_values.change_slots("anderson")
     assert [ludo_values.change_slots(e) for e in (False, True, "tail", "rre")] == [0, 1, 1, 2]
-    small = board("small9")  # 7,056 positions of 3 pieces: 16 bytes each with the two slots
+    small = bench_board("small9")  # 7,056 positions of 3 pieces: 16 bytes each with the two slots
     assert ludo_values.value_bytes(small, 3, "rre") == 16 * 7056
     with pytest.raises(ValueError, match="16 bytes each: 8 for the value, 8 for its last 2 changes"):
         ludo_values.check_memory(small, 3, 16 * 7056 - 1, extrapolation="rre")
@@ -96,7 +88,7 @@ def test_rre_reaches_the_plain_values_in_fewer_sweeps(name, pieces):
 def test_rre_does_not_depend_on_the_thread_count():
     one = solved("quarter14", 3, 1e-13, "rre")
     ludo_values.set_threads(2)
-    two = ludo_values.solve_values(board("quarter14"), 3, tol=1e-13, extrapolation="rre")
+    two = ludo_values.solve_values(bench_board("quarter14"), 3, tol=1e-13, extrapolation="rre")
     assert one.jumps == two.jumps > 0
     assert one.sweeps == two.sweeps and np.array_equal(one.value, two.value)
 
@@ -119,7 +111,7 @@ class Recorder:
 
 
 def test_checkpoints_fall_between_cycles_and_resume_to_the_unbroken_values(tmp_path):
-    race = board("small9")
+    race = bench_board("small9")
     recorder = Recorder()
     unbroken = ludo_values.solve_values(race, 3, tol=1e-13, extrapolation="rre",
                                         checkpoints=recorder)

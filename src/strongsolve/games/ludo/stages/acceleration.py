@@ -49,6 +49,13 @@ def _jump(value, change, k):
             value[i, j] = min(1.0, max(0.0, x))
 
 
+def _safeguard(state):
+    # the safeguard's part of a saved state, shared by both extrapolations: (factor, the largest
+    # change before a jump still to be checked or None, jumps); KeyError or TypeError if malformed
+    before = state["before_jump"]
+    return float(state["factor"]), None if before is None else float(before), int(state["jumps"])
+
+
 class Extrapolation:
     """The jump decisions of one solve (module docstring).
 
@@ -76,10 +83,7 @@ class Extrapolation:
         if state is not None:
             try:
                 self.changes = [float(x) for x in state["changes"]]
-                self.factor = float(state["factor"])
-                self.before_jump = (None if state["before_jump"] is None
-                                    else float(state["before_jump"]))
-                self.jumps = int(state["jumps"])
+                self.factor, self.before_jump, self.jumps = _safeguard(state)
             except (KeyError, TypeError) as err:
                 raise ValueError(f"extrapolation state {state!r} lacks {err}: resume from a "
                                  "checkpoint this version wrote, or remove the checkpoints") \
@@ -213,10 +217,7 @@ class ReducedRank:
             try:
                 if state["method"] != "rre":
                     raise KeyError("method")
-                self.factor = float(state["factor"])
-                self.before_jump = (None if state["before_jump"] is None
-                                    else float(state["before_jump"]))
-                self.jumps = int(state["jumps"])
+                self.factor, self.before_jump, self.jumps = _safeguard(state)
             except (KeyError, TypeError) as err:
                 raise ValueError(f"extrapolation state {state!r} is not a reduced rank one ({err}): "
                                  "resume with the extrapolation that wrote it, or remove the "

@@ -266,7 +266,7 @@ def solve_tier(name, results, params=None, deck=None, min_score=0, log=print,
                 keep = keep_accumulators and prm["solver"] != "lp"  # the LP has no regrets
                 acc = _kept_accumulators(root, group, deck, prm, spill, label, log) if keep else {}
                 out, resid = solve_scores(group, W, decks, deck.probabilities, prm, log, label,
-                                              spill_dir=spill, accumulators=acc, tree_dir=trees)
+                                          spill_dir=spill, accumulators=acc, tree_dir=trees)
                 if exact:
                     missing = _to_write(root, group, deck, W, out, stale, prm, label, log)
                 for s, c in missing:  # each subgame renamed into place on its own

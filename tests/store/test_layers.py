@@ -19,7 +19,9 @@ from strongsolve.games.g2048.hints import repair_command
 from strongsolve.store.atomic import write_json_atomic, write_text_atomic
 from strongsolve.store.errors import StoreWriteError
 from strongsolve.store.layers import (
+    CHUNK,
     CorruptLayerError,
+    attrs_checksum,
     block_manifest,
     checksum,
     layer_bytes,
@@ -87,31 +89,43 @@ def _small_arrays(case, length):
     return {"ids": np.sort(rng.integers(0, 2**63, length).astype(np.uint64)), "values": rng.random(length)}
 
 
+def _zarr_written(directory, arrays, attrs, zstd_level, chunk):
+    """The files zarr's own LocalStore writes for a layer (the reference of write_layer's bytes)."""
+    from zarr.core.sync import sync
+    from strongsolve.store import layers
+    meta = {name: {"length": int(a.shape[0]), "dtype": a.dtype.str, "checksum": checksum(a)}
+            for name, a in arrays.items()}
+    full = dict(attrs, format=layers.FORMAT, arrays=meta, complete=True)
+    sync(layers._write_group(str(directory), arrays, dict(full, attrs_checksum=attrs_checksum(full)),
+                             zstd_level, chunk))
+    return snapshot(directory)
+
+
 @pytest.mark.parametrize("case", ["random", "zeros", "signed zeros", "mixed"])
 @pytest.mark.parametrize("length", [0, 1, 5, 3000])
 @pytest.mark.parametrize("zstd_level", [1, 3])
-def test_a_small_layer_written_from_memory_is_the_files_zarr_writes(tmp_path, monkeypatch, case,
-                                                                    length, zstd_level):
-    # small layers are encoded in memory without zarr's event loop and written with plain file
-    # calls: the same files, byte for byte, as zarr's own LocalStore writes for a large one
-    from strongsolve.store import layers
+@pytest.mark.parametrize("chunk", [None, 1000, 700])
+def test_a_layer_is_written_as_the_files_zarr_writes(tmp_path, case, length, zstd_level, chunk):
+    # layers are encoded chunk by chunk without zarr's event loop and written with plain file
+    # calls: the same files, byte for byte, as zarr's own LocalStore writes; chunk 700 leaves a
+    # partial last chunk (zarr pads it), and the zero cases have chunks zarr does not write
     arrays = _small_arrays(case, length)
+    if case == "zeros" and length == 3000:  # one chunk of nonzero values among zero ones
+        arrays["values"][1500:1600] = 1.0
     attrs = dict(ATTRS, mean=float("nan"), none=None, nested={"a": [1, 2.5]})
-    assert layers.is_small(arrays)
-    write_layer(tmp_path / "memory" / "age_000042.zarr", arrays, attrs, zstd_level=zstd_level)
-    monkeypatch.setattr(layers, "SMALL_LAYER_BYTES", -1)
-    assert not layers.is_small(arrays)
-    write_layer(tmp_path / "local" / "age_000042.zarr", arrays, attrs, zstd_level=zstd_level)
-    memory, local = (snapshot(tmp_path / d / "age_000042.zarr") for d in ("memory", "local"))
-    assert memory == local
+    options = {} if chunk is None else {"chunk": chunk}
+    write_layer(tmp_path / "ours" / "age_000042.zarr", arrays, attrs, zstd_level=zstd_level, **options)
+    ours = snapshot(tmp_path / "ours" / "age_000042.zarr")
+    assert ours == _zarr_written(tmp_path / "zarr", arrays, attrs, zstd_level, chunk or CHUNK)
     if case == "random":
-        chunks = ["ids/c/0", "values/c/0"] if length else []  # no chunk for an empty array
-        assert sorted(map(str, memory)) == sorted(chunks + ["ids/zarr.json", "values/zarr.json", "zarr.json"])
-    loaded, got = read_layer(tmp_path / "memory" / "age_000042.zarr", ATTRS)
+        per_array = -(-length // (chunk or CHUNK))
+        chunks = [f"{name}/c/{k}" for name in ("ids", "values") for k in range(per_array)]
+        assert sorted(map(str, ours)) == sorted(chunks + ["ids/zarr.json", "values/zarr.json", "zarr.json"])
+    loaded, got = read_layer(tmp_path / "ours" / "age_000042.zarr", ATTRS)
     assert all(np.array_equal(loaded[k], arrays[k], equal_nan=True) for k in arrays)
     assert all(np.signbit(loaded[k]).tolist() == np.signbit(arrays[k]).tolist()
                for k in arrays if arrays[k].dtype.kind == "f")
-    assert sorted(os.listdir(tmp_path / "memory")) == ["age_000042.zarr"]  # no temporary left
+    assert sorted(os.listdir(tmp_path / "ours")) == ["age_000042.zarr"]  # no temporary left
 
 
 def test_small_layer_threshold():

@@ -8,15 +8,16 @@ shape...), and a checksum of all of these attributes (``attrs_checksum``), so a 
 ``zarr.json`` is caught too. Every chunk also carries a CRC32C (zarr's ``crc32c`` codec), so a
 flipped byte is caught even by a reader that does not verify the whole array.
 
-A layer is read, and a large one written, in one pass of zarr's asynchronous API (its arrays side
-by side), run by ``zarr.core.sync.sync`` as zarr's own synchronous API does: each synchronous zarr
-call is a round trip to zarr's event-loop thread, and a layer made of separate calls cost about ten
-of them (15-30 ms per layer, most of the file-handling time of a 3x3 solve). A small layer
-(at most :data:`SMALL_LAYER_BYTES` of arrays: one chunk per array) is encoded in memory into the
-files zarr would write, byte for byte, without zarr's event loop, and written with plain file
-calls (:func:`_encode_small`: 0.3 ms of CPU per 3x3 layer, against 1.4 ms through a zarr
-``MemoryStore`` and 6.8 ms through zarr's ``LocalStore``). A stage writes its small layers without
-their own fsyncs (``durable=False``) and flushes the file system once before its block manifest
+A layer is read in one pass of zarr's asynchronous API (its arrays side by side), run by
+``zarr.core.sync.sync`` as zarr's own synchronous API does: each synchronous zarr call is a round
+trip to zarr's event-loop thread, and a layer made of separate calls cost about ten of them (15-30
+ms per layer, most of the file-handling time of a 3x3 solve). A layer is written as the files zarr
+would write, byte for byte, encoded chunk by chunk without zarr's event loop and written with plain
+file calls (:func:`_layer_files`: 0.3 ms of CPU per 3x3 layer, against 1.4 ms through a zarr
+``MemoryStore`` and 6.8 ms through zarr's ``LocalStore``; zarr's buffer copies and fill-value
+comparisons were about a second per large 4x3 value layer). A stage writes its small layers (at
+most :data:`SMALL_LAYER_BYTES` of arrays) without their own fsyncs (``durable=False``) and flushes
+the file system once before its block manifest
 (:func:`.atomic.sync_file_system`): three or four fsyncs per layer were most of what was left.
 
 :func:`read_attrs` and :func:`read_layer` check all of this and raise :class:`CorruptLayerError`,
@@ -143,14 +144,7 @@ def write_layer(path, arrays, attrs, zstd_level=1, durable=True, chunk=CHUNK):
                 for name, a in arrays.items()}
         attrs = dict(attrs, format=FORMAT, arrays=meta, complete=True)
         attrs = dict(attrs, attrs_checksum=attrs_checksum(attrs))
-        # one chunk per array is what _encode_small writes
-        if is_small(arrays) and all(len(a) <= min(chunk, CHUNK) for a in arrays.values()):
-            _write_files(tmp, _encode_small(arrays, attrs, zstd_level), durable)
-        else:
-            from zarr.core.sync import sync
-            sync(_write_group(str(tmp), arrays, attrs, zstd_level, chunk))
-            if durable:
-                _fsync_tree(tmp)
+        _write_files(tmp, _layer_files(arrays, attrs, zstd_level, chunk), durable)
         os.rename(tmp, path)
         if durable:
             fsync_dir(path.parent)
@@ -204,7 +198,7 @@ async def _read_group(path, with_arrays, hint=None):
 @lru_cache(maxsize=None)
 def _array_metadata(dtype_str, zstd_level):
     """The ``zarr.json`` of a one-element array of ``dtype_str`` as :func:`_write_group` makes it
-    (a dict, zarr's key order), the template of :func:`_encode_small`."""
+    (a dict, zarr's key order), the template of :func:`_layer_files`."""
     from zarr.core.sync import sync
     from zarr.storage import MemoryStore
     files = {}
@@ -213,60 +207,63 @@ def _array_metadata(dtype_str, zstd_level):
     return json.loads(files["a/zarr.json"].to_bytes())
 
 
-def _encode_small(arrays, attrs, zstd_level):
-    """The files of a small layer (store key -> bytes), byte for byte those zarr writes through
+def _layer_files(arrays, attrs, zstd_level, chunk):
+    """Yield the files of a layer (store key, bytes), byte for byte those zarr writes through
     :func:`_write_group` (tested), made without zarr's event loop: each zarr write hops to zarr's
-    loop thread and its zstd encoding to a worker thread, which cost about 2.8 ms of CPU per 3x3
-    layer against 0.6 ms here. One chunk per array (a small layer's arrays are below
-    :data:`CHUNK`): zstd at ``zstd_level``, then its CRC32C, little-endian; an empty array, or one
-    whose bytes are all zero (the fill value 0, not -0.0: zarr compares bit patterns), has no chunk
-    file (zarr's ``write_empty_chunks`` False)."""
+    loop thread and each chunk's zstd encoding to a worker thread, and zarr fills a buffer for the
+    last chunk and compares every chunk with the fill value besides (about 2.8 ms of CPU per 3x3
+    layer against 0.6 ms here; on a 4x3 value layer of 3.5e7 values, about a second of the I/O
+    thread's six). ``chunk`` elements per chunk (fewer for a shorter array): zstd at
+    ``zstd_level``, then its CRC32C, little-endian; the last chunk padded to full length with the
+    fill value 0, as zarr stores it; an empty array, or a chunk whose bytes are all zero (the fill
+    value 0, not -0.0: zarr compares bit patterns), has no chunk file (zarr's
+    ``write_empty_chunks`` False). One chunk is encoded at a time, so a large layer's files are
+    written as they are made."""
     from numcodecs import Zstd
     from zarr.core.buffer import default_buffer_prototype
     from zarr.core.group import GroupMetadata
-    files = {"zarr.json": GroupMetadata(attributes=attrs).to_buffer_dict(
-        default_buffer_prototype())["zarr.json"].to_bytes()}
+    zstd = Zstd(level=zstd_level, checksum=False)
+    yield "zarr.json", GroupMetadata(attributes=attrs).to_buffer_dict(
+        default_buffer_prototype())["zarr.json"].to_bytes()
     for name, a in arrays.items():
+        size = max(1, min(chunk, a.shape[0]))
         meta = copy.deepcopy(_array_metadata(a.dtype.str, zstd_level))
         meta["shape"] = [a.shape[0]]
-        meta["chunk_grid"]["configuration"]["chunk_shape"] = [max(1, min(CHUNK, a.shape[0]))]
-        files[f"{name}/zarr.json"] = json.dumps(meta, allow_nan=True, indent=2).encode()
-        if a.view(np.uint8).any():
-            data = Zstd(level=zstd_level, checksum=False).encode(a.astype(a.dtype.newbyteorder("<")))
-            files[f"{name}/c/0"] = data + np.uint32(google_crc32c.value(data)).astype("<u4").tobytes()
-    return files
+        meta["chunk_grid"]["configuration"]["chunk_shape"] = [size]
+        yield f"{name}/zarr.json", json.dumps(meta, allow_nan=True, indent=2).encode()
+        little = a.astype(a.dtype.newbyteorder("<"), copy=False)
+        for k, lo in enumerate(range(0, a.shape[0], size)):
+            piece = little[lo:lo + size]
+            if piece.shape[0] < size:
+                piece = np.concatenate([piece, np.zeros(size - piece.shape[0], piece.dtype)])
+            if piece.view(np.uint8).any():
+                data = zstd.encode(piece)
+                yield f"{name}/c/{k}", data + np.uint32(google_crc32c.value(data)).astype("<u4").tobytes()
 
 
 def _write_files(root, files, durable):
-    """Write the files of a layer encoded in memory (store key -> bytes) under the new directory
-    ``root``; with ``durable``, each flushed to disk before the caller's rename makes the layer
-    visible. Plain system calls, each directory made once: Python's ``open`` and ``mkdir(parents=
-    True)`` added about twenty ``stat``, ``ioctl`` and failing ``mkdir`` calls per layer."""
+    """Write the files of a layer (an iterable of store key and bytes, :func:`_layer_files`) under
+    the new directory ``root``; with ``durable``, each flushed to disk before the caller's rename
+    makes the layer visible. Plain system calls, each directory made once: Python's ``open`` and
+    ``mkdir(parents=True)`` added about twenty ``stat``, ``ioctl`` and failing ``mkdir`` calls per
+    layer."""
     root = str(root)
     os.mkdir(root)
-    for directory in sorted({os.path.dirname(key) for key in files} - {""}, key=len):
-        os.makedirs(os.path.join(root, directory), exist_ok=True)
-    for key in sorted(files):
+    made = {""}
+    for key, data in files:
+        directory = os.path.dirname(key)
+        if directory not in made:
+            os.makedirs(os.path.join(root, directory), exist_ok=True)
+            made.add(directory)
         fd = os.open(os.path.join(root, key), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         try:
-            view = memoryview(files[key])
+            view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
             if durable:
                 os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def _fsync_tree(root):
-    """Flush every file of a finished layer to disk before the rename makes it visible."""
-    for dirpath, _, files in os.walk(root):
-        for f in files:
-            fd = os.open(os.path.join(dirpath, f), os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
 
 
 def read_attrs(path, hint=None):

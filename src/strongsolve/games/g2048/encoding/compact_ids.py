@@ -129,9 +129,12 @@ def board_id(code, cells, age, base, omit):
         return b, True
     if rest < 2 or rest > (1 << 15) or (rest & (rest - 1)) != 0:
         return b, False
-    k = 1
-    while (1 << k) < rest:
-        k += 1
+    # k = log2(rest) = the set bits of rest - 1 (< 2**15), counted without a loop
+    x = rest - 1
+    x -= (x >> 1) & 0x5555
+    x = (x & 0x3333) + ((x >> 2) & 0x3333)
+    x = (x + (x >> 4)) & 0x0F0F
+    k = (x + (x >> 8)) & 0x1F
     return b | np.uint64(k), True
 
 

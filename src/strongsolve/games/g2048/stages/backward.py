@@ -15,7 +15,6 @@ reaching the target tile (reach-a-tile objective).
 
 import sys
 import time
-from concurrent.futures import Future
 
 import numpy as np
 
@@ -63,14 +62,21 @@ def expansion_bytes(tables):
     return outcomes * (24 + 4 * 48) + 16
 
 
-def _backup_task(ids, p2, kernel_args, target_exp, index2, index4):
+def _backup_task(chunk, out, p2, kernel_args, target_exp, index2, index4):
+    """Values of the afterstates ``chunk = (lo, ids)``: written to ``out[lo:lo + len(ids)]`` (threads
+    share ``out``), or returned when ``out`` is None (a dask worker's copy would be lost)."""
+    lo, ids = chunk
     rows, cols, line_result, line_reward, sym = kernel_args
     *expansion, next_value, error = expand_afterstates(ids, p2, spawn_probabilities(p2, rows * cols),
                                                        rows, cols, line_result, line_reward, sym,
                                                        target_exp, index2, index4)
     if error != OK:
         return None, error
-    return backup(*expansion, next_value, True, 0.0)[0], OK
+    values = backup(*expansion, next_value, True, 0.0)[0]
+    if out is None:
+        return values, OK
+    out[lo:lo + ids.size] = values
+    return None, OK
 
 
 def afterstate_values(ids, tables, p2, target_exp, index2, index4, chunk=DEFAULT_CHUNK,
@@ -113,10 +119,14 @@ def afterstate_values(ids, tables, p2, target_exp, index2, index4, chunk=DEFAULT
     if memory_limit is not None:
         chunk = max(1, min(chunk, memory_limit // (default_workers() * expansion_bytes(tables))))
     bounds = chunk_bounds(ids.size, chunk, worker_count(client), MIN_CHUNK)
-    results = map_chunks(_backup_task, [ids[lo:hi] for lo, hi in bounds], p2, tables.kernel_args(),
-                         target_exp, index2, index4, client=client)
+    # threads write into one array: no concatenation on the calling thread while they wait
+    out = np.empty(ids.size, np.float64) if client is None else None
+    results = map_chunks(_backup_task, [(lo, ids[lo:hi]) for lo, hi in bounds], out, p2,
+                         tables.kernel_args(), target_exp, index2, index4, client=client)
     for (lo, hi), (_, error) in zip(bounds, results):
         _raise_for(error, f"afterstates {lo}..{hi}")
+    if out is not None:
+        return out
     return np.concatenate([v for v, _ in results]) if results else np.empty(0, np.float64)
 
 
@@ -154,22 +164,25 @@ def value_stats(values):
             "value_max": float(values.max())}
 
 
-def _encoder(run, n, ids, values, stats):
+def _encoder(run, n, ids, ids_checksum, values, stats):
     """The ``encode`` of :func:`.store.background.submit_layer_write` for the value layer of age
     ``n`` (its attributes name the checksum of the afterstate layer the values belong to)."""
     return lambda: ({"values": values}, dict(run.params(), age=n, num_afterstates=int(ids.size),
-                                             afterstates_checksum=checksum(ids), **stats))
+                                             afterstates_checksum=ids_checksum, **stats))
 
 
 def _afterstates_ahead(io, run, kept, n):
-    """A future of the sorted afterstate IDs of age ``n``: taken from ``kept``
-    (:class:`.kept.KeptLayers`) when it holds them, else read and decoded on a helper thread."""
+    """A future of the sorted afterstate IDs of age ``n`` and their checksum, both made on a helper
+    thread (the checksum of a large layer is 0.4 s of BLAKE2b the stage's threads need not wait
+    for); the IDs taken from ``kept`` (:class:`.kept.KeptLayers`) when it holds them, else read
+    and decoded."""
     ids = kept.pop(n) if kept is not None else None
-    if ids is None:
-        return io.submit(lambda: run.load_afterstates(n)[0])
-    ready = Future()
-    ready.set_result(ids)
-    return ready
+
+    def ahead():
+        layer_ids = run.load_afterstates(n)[0] if ids is None else ids
+        return layer_ids, checksum(layer_ids)
+
+    return io.submit(ahead)
 
 
 @holding_run_lock("2048 backward")
@@ -223,7 +236,7 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
             Progress(log) as progress, Task("2048 backward", len(order), "ages") as stage:
         ids_next = _afterstates_ahead(io, run, kept, order[0])
         for i, n in enumerate(order):
-            ids = ids_next.result()
+            ids, ids_checksum = ids_next.result()
             if i + 1 < len(order):
                 ids_next = _afterstates_ahead(io, run, kept, order[i + 1])
             path = run.values_path(n)
@@ -236,8 +249,8 @@ def run_backward(run, ages, log=sys.stderr, kept=None, **options):
                 values = afterstate_values(ids, run.tables, run.p2, run.target_exp, indexed(n + 2),
                                            indexed(n + 4), **options)
                 stats = value_stats(values)
-                submit_layer_write(io, path, _encoder(run, n, ids, values, stats), values.nbytes,
-                                   zstd_level=VALUES_ZSTD_LEVEL)
+                submit_layer_write(io, path, _encoder(run, n, ids, ids_checksum, values, stats),
+                                   values.nbytes, zstd_level=VALUES_ZSTD_LEVEL)
                 status = f"computed in {time.perf_counter() - t:.2f} s"
             window.pop(n + 4, None)  # age n - 2 needs ages n and n + 2 only
             done_here.pop(n + 4, None)

@@ -314,6 +314,7 @@ def test_report_says_probability_for_reach_runs(solved, capsys):
 
 def test_report_of_a_forward_only_run_prints_its_counts(tmp_path, capsys):
     solve_quietly(tmp_path / "run", 2, 3, 0, max_age=20)
+    capsys.readouterr()  # the solve's status line, if it ran past the first interval (a loaded host)
     counts = naive.canonical_counts(2, 3, max_age=20)
     code = main(["2048", "report", str(tmp_path / "run"), "--rows", "2", "--cols", "3",
                  "--max-age", "20"])

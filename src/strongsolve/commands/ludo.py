@@ -65,8 +65,8 @@ def register(subparsers):
     race.add_argument("--threads", type=int,
                       help="values solver: numba threads (default: numba's, all CPUs)")
     race.add_argument("--no-extrapolation", action="store_true",
-                      help="values solver: plain sweeps only, 8 bytes per position instead of 12 "
-                           "(default: jump along the sweeps' geometric tail, which takes fewer "
+                      help="values solver: plain sweeps only, 8 bytes per position instead of 16 "
+                           "(default: reduced rank extrapolation of the sweeps, which takes fewer "
                            "sweeps to the same values; docs/ludo.md)")
     race.add_argument("--json", action="store_true", help="print JSON")
     race.add_argument("--output", "-o", help="write the JSON to this file (atomically) as well")

@@ -19,29 +19,35 @@ or, where the rule allows, pass (``can_pass``); a capture changes the opponent's
 ``capture[b, landing cell]``. A move that brings every piece home is worth 1; a bonus roll
 (``roll_again_on``) is worth ``value[a', b']``; any other choice ``1 - value[b', a']``.
 
-**Order.** A sweep visits the levels of total progress S = progress(a) + progress(b) from the
-highest down. A move adds progress unless it hits a trap or captures, so a level mostly reads levels
-above it, already updated in this sweep (Gauss-Seidel between levels). Inside a level, every value is computed
-from the values as they were when the level began, into a buffer written back at its end (Jacobi
-inside a level): threads never read what another thread writes, so the values are the same bit for
-bit on any number of threads, and a checkpointed solve resumes to the values of an unbroken one. A
-position (a, b) and its mirror (b, a) are in the same level and a pass leads from one to the other
-(or, on a bonus roll, to itself): the two are solved together, their two equations iterated with
-every other value fixed until they settle, so a pass loop (a piece one cell before N passes with
-probability 5/6) costs no sweeps. Each update applies the Bellman equation of the race to current
-values, so the sweeps reach the fixed point of the expansion solver's Gauss-Seidel iteration (the
-race's unique one); only the path differs.
+**Order.** A position (a, b) and its mirror (b, a) form a pair; pairs are grouped in blocks of
+their two progresses (P, Q) = (max, min) of progress(a) and progress(b), and a sweep visits the
+blocks by P from the highest down, and inside one P by Q from P down. A move without a capture adds
+progress to the mover, so it reads a block that comes earlier in the sweep, already updated
+(Gauss-Seidel between blocks). So does a capture made by the side ahead (or one that puts the
+capturer ahead): only a capture that leaves the capturer behind reads a block not yet updated. Under
+the order by total progress every capture did, and the error that travels through chains of
+captures shrank by a factor of 0.64 a sweep at the end instead of 0.46: 77 plain sweeps to 1e-12
+for the three-piece race on ``bench/data/ludo_half30.yaml`` against 49 (bench/RECORD.md). Inside a
+block, every value is computed from the values as they were when the block began, into a buffer
+written back at its end (Jacobi inside a block): threads never read what another thread writes, so
+the values are the same bit for bit on any number of threads, and a checkpointed solve resumes to the
+values of an unbroken one. A pass leads from a position to its mirror (or, on a bonus roll, to
+itself): the pair's two equations are iterated with every other value fixed until they settle, so a
+pass loop (a piece one cell before N passes with probability 5/6) costs no sweeps. Each update
+applies the Bellman equation of the race to current values, so the sweeps reach the fixed point of
+the expansion solver's Gauss-Seidel iteration (the race's unique one); only the path differs.
 
 **Extrapolation** (:mod:`.acceleration`, on by default): the sweep also keeps each position's change
-(float32, 4 bytes beside the value's 8: 12 bytes per position, which :func:`check_memory` counts),
-and when the largest changes shrink by a steady ratio the values jump along their geometric tail.
-The last sweeps are plain, so the stop rule is unchanged. ``extrapolation="rre"`` instead
-keeps two sweeps' changes (8 bytes beside the value: 16 per position) and, every third sweep, jumps
-to the combination of the last three sweeps that least changes (reduced rank extrapolation,
-:class:`.acceleration.ReducedRank`): about 1.6 times fewer sweeps on the three-piece bench boards.
+of the last two sweeps (float32: 8 bytes beside the value's 8, 16 per position, which
+:func:`check_memory` counts) and, every third sweep, jumps to the combination of the last three
+sweeps that least changes (reduced rank extrapolation, :class:`.acceleration.ReducedRank`): 36
+sweeps to 1e-12 against 49 plain on the three-piece race of ``bench/data/ludo_half30.yaml``.
+``extrapolation="tail"`` keeps one change (12 bytes per position) and jumps along the geometric tail
+of the largest changes when they shrink by a steady ratio (46 sweeps there). The last sweeps are
+plain, so the stop rule is unchanged.
 
 Why one module of more than 500 lines: the solver's numba kernels (choice and capture tables,
-the sweep by levels of progress) and its driver (memory check, threads, checkpoints) share the
+the sweep by blocks of progress) and its driver (memory check, threads, checkpoints) share the
 index of the value matrix described above.
 """
 
@@ -58,7 +64,7 @@ from ....kernels.options import njit, njit_parallel
 from .. import encoding, rules
 from . import acceleration
 
-TASKS_PER_LEVEL = 64  # work split of a level (not the thread count), in whole rows
+TASKS_PER_BLOCK = 64  # work split of a block (not the thread count), in whole rows
 TILE = 16  # rows of one progress swept together, column by column (1, 16 and 64 measured alike)
 SETTLE_LIMIT = 100_000  # iterations of a pass pair's two equations (they contract: a pass is < 1)
 
@@ -135,7 +141,7 @@ CHANGE_BYTES = 4  # per position: the last sweep's change (float32) the extrapol
 
 def change_slots(extrapolation):
     """float32 change matrices an ``extrapolation`` setting of :func:`solve_values` keeps: 0 for
-    False, 1 for True or ``"tail"``, :data:`.acceleration.HISTORY` for ``"rre"``.
+    False, :data:`.acceleration.HISTORY` for True or ``"rre"``, 1 for ``"tail"``.
 
     Raises
     ------
@@ -144,17 +150,17 @@ def change_slots(extrapolation):
     """
     if extrapolation is False or extrapolation is None:
         return 0
-    if extrapolation is True or extrapolation == "tail":
-        return 1
-    if extrapolation == "rre":
+    if extrapolation is True or extrapolation == "rre":
         return acceleration.HISTORY
+    if extrapolation == "tail":
+        return 1
     raise ValueError(f"extrapolation must be True, False, 'tail' or 'rre', got {extrapolation!r}")
 
 
 def value_bytes(board, pieces, extrapolation=False):
     """Bytes the solve holds per race: 8 per position for the value (:func:`encoding.race_positions`),
-    4 more per change slot of ``extrapolation`` (:func:`change_slots`: 1 for the tail, 2 for
-    ``"rre"``; :mod:`.acceleration`)."""
+    4 more per change slot of ``extrapolation`` (:func:`change_slots`: 2 for True or ``"rre"``, 1 for
+    ``"tail"``; :mod:`.acceleration`)."""
     per = 8 + CHANGE_BYTES * change_slots(extrapolation)
     return per * encoding.race_positions(board, pieces)
 
@@ -328,21 +334,15 @@ def _pair(value, a, b, succ, land, n_moves, can_pass, capture, home, probs, agai
 
 
 @njit
-def _level_rows(s, progress, start, offsets):
-    # the pairs of level s: rows u with progress(u) <= s - progress(u), each against the tuples v of
-    # progress s - progress(u) (v >= u when the two progresses are equal); offsets[i] = pairs
-    # before row lo + i. Returns (lo, hi, pairs).
-    top = start.shape[0] - 2  # the largest progress
-    lo = start[max(0, s - top)]
-    hi = start[s // 2 + 1] if s // 2 + 1 <= top + 1 else start[top + 1]
+def _block_rows(big, small, start, offsets):
+    # the pairs of block (big, small), big >= small: rows u of progress small, each against the
+    # tuples v of progress big (v >= u when the two progresses are equal); offsets[i] = pairs before
+    # row lo + i. Returns (lo, hi, pairs).
+    lo = start[small]
+    hi = start[small + 1]
     offsets[0] = 0
     for u in range(lo, hi):
-        q = s - progress[u]
-        n = 0
-        if q <= top:
-            n = start[q + 1] - start[q]
-            if q == progress[u]:
-                n = start[q + 1] - u
+        n = start[big + 1] - (u if big == small else start[big])
         offsets[u - lo + 1] = offsets[u - lo] + n
     return lo, hi, offsets[hi - lo]
 
@@ -359,7 +359,7 @@ def _task_rows(lo, hi, pairs, tasks, offsets, rows):
 @njit
 def _task(write, s, r0, r1, lo, value, progress, start, succ, land, n_moves, can_pass, capture,
           home, probs, again, settle, offsets, buf, record, change, reads, dest, prod):
-    # task rows lo + r0 .. lo + r1 of level s, in tiles of TILE rows of one progress, the columns
+    # task rows lo + r0 .. lo + r1 of a block of total progress s, in tiles of TILE rows, the columns
     # outermost: a tile reads the same stretch of each column's row and of its own rows for every
     # pair. write False: the new values into buf; True: buf into value, returning the largest change
     # and, when record, each change (new minus old, float32) into change[dest], with the sums over
@@ -414,48 +414,43 @@ def _record(change, reads, dest, prod, i, j, c):
 @njit_parallel
 def _sweep(value, progress, start, succ, land, n_moves, can_pass, capture, home, probs, again,
            settle, offsets, buf, rows, task_delta, record, change, reads, dest, task_prod, prod):
-    # one sweep over the levels, highest total progress first (module docstring); the largest change
-    # (when record: each position's change into change[dest] and, into prod, the sums of its
-    # products with change[reads[i]] and of its square, added task by task in task order so that
-    # they do not depend on the thread count)
+    # one sweep over the blocks (module docstring); the largest change (when record: each
+    # position's change into change[dest] and, into prod, the sums of its products with
+    # change[reads[i]] and of its square, added task by task in task order so that they do not
+    # depend on the thread count)
     delta = 0.0
     prod[:] = 0.0
     top = start.shape[0] - 2
-    for s in range(2 * top, -1, -1):
-        lo, hi, pairs = _level_rows(s, progress, start, offsets)
-        if pairs == 0:
-            continue
-        tasks = min(TASKS_PER_LEVEL, hi - lo)
-        _task_rows(lo, hi, pairs, tasks, offsets, rows)
-        for t in prange(tasks):
-            _task(False, s, rows[t], rows[t + 1], lo, value, progress, start, succ, land, n_moves,
-                  can_pass, capture, home, probs, again, settle, offsets, buf, record, change,
-                  reads, dest, task_prod[t])
-        for t in prange(tasks):
-            task_delta[t] = _task(True, s, rows[t], rows[t + 1], lo, value, progress, start, succ,
-                                  land, n_moves, can_pass, capture, home, probs, again, settle,
-                                  offsets, buf, record, change, reads, dest, task_prod[t])
-        for t in range(tasks):
-            delta = max(delta, task_delta[t])
-            if record:
-                for i in range(prod.size):
-                    prod[i] += task_prod[t, i]
+    for big in range(top, -1, -1):
+        for small in range(big, -1, -1):
+            lo, hi, pairs = _block_rows(big, small, start, offsets)
+            if pairs == 0:
+                continue
+            s = big + small
+            tasks = min(TASKS_PER_BLOCK, hi - lo)
+            _task_rows(lo, hi, pairs, tasks, offsets, rows)
+            for t in prange(tasks):
+                _task(False, s, rows[t], rows[t + 1], lo, value, progress, start, succ, land,
+                      n_moves, can_pass, capture, home, probs, again, settle, offsets, buf, record,
+                      change, reads, dest, task_prod[t])
+            for t in prange(tasks):
+                task_delta[t] = _task(True, s, rows[t], rows[t + 1], lo, value, progress, start,
+                                      succ, land, n_moves, can_pass, capture, home, probs, again,
+                                      settle, offsets, buf, record, change, reads, dest,
+                                      task_prod[t])
+            for t in range(tasks):
+                delta = max(delta, task_delta[t])
+                if record:
+                    for i in range(prod.size):
+                        prod[i] += task_prod[t, i]
     return delta
 
 
-def level_pairs(race):
-    """Pairs (a position and its mirror) of the largest level: the buffer :func:`sweep` needs."""
+def block_pairs(race):
+    """Pairs (a position and its mirror) of the largest block: the buffer :func:`sweep` needs."""
     counts = np.diff(race.start)
-    most = 0
-    for s in range(2 * (counts.size - 1) + 1):
-        p = np.arange(max(0, s - counts.size + 1), s // 2 + 1)
-        q = s - p
-        n = int(np.sum(counts[p] * counts[q] * (p < q)))
-        if s % 2 == 0 and s // 2 < counts.size:
-            c = int(counts[s // 2])
-            n += c * (c + 1) // 2
-        most = max(most, n)
-    return most
+    off = np.max(np.outer(counts, counts) - np.diag(counts * counts)) if counts.size > 1 else 0
+    return int(max(off, np.max(counts * (counts + 1) // 2)))
 
 
 class Sweeper:
@@ -479,9 +474,9 @@ class Sweeper:
         self.again = 0 if race.board.roll_again_on is None else int(race.board.roll_again_on)
         self.settle = tol / 1000.0
         self.offsets = np.zeros(race.n_tuples + 1, np.int64)
-        self.buf = np.empty(2 * max(1, level_pairs(race)))
-        self.rows = np.zeros(TASKS_PER_LEVEL + 1, np.int64)
-        self.task_delta = np.zeros(TASKS_PER_LEVEL)
+        self.buf = np.empty(2 * max(1, block_pairs(race)))
+        self.rows = np.zeros(TASKS_PER_BLOCK + 1, np.int64)
+        self.task_delta = np.zeros(TASKS_PER_BLOCK)
         self.slots = int(record)
         self.record = self.slots > 0
         m = race.n_tuples if self.record else 0
@@ -504,7 +499,7 @@ class Sweeper:
         return float(_sweep(value, r.progress, r.start, r.succ, r.land, r.n_moves, r.can_pass,
                             r.capture, r.home, self.probs, self.again, self.settle, self.offsets,
                             self.buf, self.rows, self.task_delta, self.record, self.change, reads,
-                            int(dest), np.zeros((TASKS_PER_LEVEL, reads.size + 1)),
+                            int(dest), np.zeros((TASKS_PER_BLOCK, reads.size + 1)),
                             self.products))
 
 
@@ -558,10 +553,11 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
     progress : callable, optional
         ``progress(sweep, delta, seconds)`` after each sweep.
     extrapolation : bool or str
-        True or ``"tail"``: jump along the sweeps' geometric tail (:class:`.acceleration.Extrapolation`;
-        4 more bytes per position); ``"rre"``: reduced rank extrapolation in cycles of three sweeps
-        (:class:`.acceleration.ReducedRank`; 8 more bytes per position, about 1.6 times fewer sweeps
-        than plain ones on the three-piece bench boards); False: plain sweeps. All stop after a
+        True or ``"rre"`` (the default): reduced rank extrapolation in cycles of three sweeps
+        (:class:`.acceleration.ReducedRank`; 8 more bytes per position, 36 sweeps to 1e-12 against
+        49 plain for the three-piece race on ``bench/data/ludo_half30.yaml``); ``"tail"``: jump
+        along the sweeps' geometric tail (:class:`.acceleration.Extrapolation`; 4 more bytes per
+        position, 46 sweeps there); False: plain sweeps. All stop after a
         plain sweep that changes no value by more than tol.
 
     Returns
@@ -599,7 +595,7 @@ def solve_values(board, pieces, tol=1e-12, max_sweeps=100_000, memory_limit=None
         value = np.zeros((m, m))
     slots = change_slots(extrapolation)
     sweep = Sweeper(race, tol, record=slots)
-    rre = extrapolation == "rre"
+    rre = extrapolation is True or extrapolation == "rre"
     jumper = (None if not slots else acceleration.ReducedRank(tol, state) if rre
               else acceleration.Extrapolation(tol, state))
     while delta > tol:

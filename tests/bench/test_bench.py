@@ -358,3 +358,26 @@ def test_traffic_counts_equal_the_naive_solver(tmp_path):
     assert traffic_4x3.radix_passes(np.array([0x10, 0x1010], np.uint64)) == 1
     assert traffic_4x3.radix_passes(np.array([0x10, 0x10], np.uint64)) == 0
     assert traffic_4x3.sort_bytes(10, 3) == 10 * 8 * 7
+
+
+def test_ludo_projection_counts_equal_an_enumeration():
+    # bench/ludo_projection.py counts positions by progress with a generating function; here by
+    # listing every multiset of rest cells on a small board
+    from itertools import combinations_with_replacement
+
+    import ludo_projection
+    from strongsolve.games.ludo import encoding, rules
+
+    board = rules.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "die": 3})
+    cells = board.rest_cells()
+    for pieces in (1, 2, 3):
+        tuples = list(combinations_with_replacement(cells, pieces))
+        by_sum = np.bincount([sum(t) for t in tuples], minlength=pieces * 9 + 1)
+        counts = ludo_projection.progress_counts(cells, pieces)
+        assert counts.tolist() == by_sum.tolist()
+        assert int(counts.sum()) ** 2 == encoding.race_positions(board, pieces)
+        gain = ludo_projection.largest_gain(board)
+        assert gain == 5  # from 0, a roll of 2 lands on 2 and takes the shortcut to 5
+        lead = [max(sum(a), sum(b)) for a in tuples for b in tuples]
+        window = max(sum(lo <= x <= lo + gain for x in lead) for lo in range(pieces * 9 + 1))
+        assert ludo_projection.band_positions(counts, gain) == window

@@ -142,3 +142,36 @@ def test_a_chute_back_to_its_own_cell_is_a_move_under_the_must_move_rule(monkeyp
     other = naive.ludo_race_reference(naive_board(CHUTE), 2, False)
     assert other[(0, 0), (0, 0)] == pytest.approx(0.5232265308, abs=1e-10)
     assert abs(sol.win_probability - other[(0, 0), (0, 0)]) > 5e-5
+
+
+def test_a_chute_back_to_the_cell_it_left_is_a_move_under_the_must_move_rule():
+    # length 5, cell 3 chutes back to 1: a piece on 1 rolling 2 lands on 3 and slides back to 1. It
+    # ends where it began, but it moved: under "must move a movable piece" (pass_by_overshoot false)
+    # the mover may pick it even when the other piece can move, so it acts as a voluntary pass
+    data = {"length": 5, "jumps": {3: 1}, "die": 3, "pass_by_overshoot": False}
+    board = rules.Board.from_mapping(data)
+    sol = expansion.solve_race(board, 2, tol=1e-13)
+    enc = sol.race.encoding
+    got = advice.advise(board, enc, sol.value, (1, 2), (0, 0), 2)
+    assert [(c["move_from"], c["lands_on"]) for c in got] == [(1, 1), (2, 4)]
+    still = got[0]  # the position is unchanged and the opponent moves: 1 - V(opponent to move)
+    assert still["own_after"] == (1, 2) and still["opponent_after"] == (0, 0)
+    assert still["win_probability"] == pytest.approx(1 - sol.value[enc.node((0, 0), (1, 2))],
+                                                     abs=1e-15)
+    # where moving the other piece is worse, the mover stays: the value is that of the chute move
+    better = []
+    for x in np.flatnonzero(np.diff(sol.race.expansion.node_ptr) > 0):
+        own, opp = enc.position(int(x))
+        if 1 not in own or set(own) & set(opp) - {0, 5}:
+            continue
+        choices = advice.advise(board, enc, sol.value, own, opp, 2)
+        stay = [c for c in choices if c["move_from"] == 1]
+        other = [c for c in choices if c["move_from"] not in (1, None)]
+        if other and stay[0]["win_probability"] > max(c["win_probability"] for c in other) + 1e-9:
+            better.append((own, opp))
+    assert better == [((1, 2), (0, 5))]
+    best = [c for c in advice.advise(board, enc, sol.value, (1, 2), (0, 5), 2) if c["best"]]
+    assert [(c["move_from"], c["lands_on"]) for c in best] == [(1, 1)]
+    # the same under the independent reference, which counts the chute move as a move too
+    ref = naive.ludo_race_reference(naive_board(data), 2, False)
+    assert sol.win_probability == pytest.approx(ref[(0, 0), (0, 0)], abs=1e-12)

@@ -201,12 +201,14 @@ def test_a_damaged_checkpoint_is_reported_and_not_used(tmp_path, damage):
 def test_a_good_checkpoint_resumes_bit_for_bit_and_another_races_is_refused(tmp_path):
     board = rules.Board.from_mapping({"length": 9, "jumps": {2: 5, 7: 3}, "safe": [4], "die": 4})
     lines = []
-    partial_solve(board, tmp_path / "c", 6, lines.append)
+    # sweep 8 ends the extrapolation's second cycle (sweeps 3-5, 6-8): a checkpoint is written
+    # only between cycles
+    partial_solve(board, tmp_path / "c", 8, lines.append)
     resumed = ludo_values.solve_values(board, 3, tol=1e-13,
                                        checkpoints=store.Checkpoints(tmp_path / "c", board, 3,
                                                                      log=lines.append))
-    assert resumed.resumed_from == 6
-    assert any("resuming from checkpoint" in line and "sweep 6" in line for line in lines)
+    assert resumed.resumed_from == 8
+    assert any("resuming from checkpoint" in line and "sweep 8" in line for line in lines)
     unbroken = ludo_values.solve_values(board, 3, tol=1e-13)
     assert resumed.sweeps == unbroken.sweeps and np.array_equal(resumed.value, unbroken.value)
     partial_solve(board, tmp_path / "d", 2, lines.append)
@@ -251,10 +253,10 @@ def test_bad_input_is_refused_with_the_fix(tmp_path, capsys):
     assert main(["ludo", "race", str(path), "--pieces", "3", "--solver", "values",
                  "--max-memory-gb", "0.000001"]) == 2
     err = capsys.readouterr().err
-    # rest cells 0, 2, 3, 4 (1 jumps to 3): C(6, 3)^2 = 400 positions, 4,800 bytes with the
-    # extrapolation's changes, 3,200 without
-    assert ("give 400 positions: their values take 4,800 bytes (0.00 GB, 12 bytes each: 8 for the "
-            "value, 4 for its last change, which the extrapolation keeps; --no-extrapolation "
+    # rest cells 0, 2, 3, 4 (1 jumps to 3): C(6, 3)^2 = 400 positions, 6,400 bytes with the
+    # extrapolation's two changes, 3,200 without
+    assert ("give 400 positions: their values take 6,400 bytes (0.00 GB, 16 bytes each: 8 for the "
+            "value, 8 for its last 2 changes, which the extrapolation keeps; --no-extrapolation "
             "needs 8)") in err
     assert ("more than the memory limit 1,000 bytes (0.00 GB); raise it with --max-memory-gb 1 "
             in err)

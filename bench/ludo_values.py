@@ -13,10 +13,10 @@ Usage::
 ``--compare`` solves the race with plain sweeps and with the extrapolation
 (strongsolve.games.ludo.stages.acceleration) and reports both sweep counts, the jumps and the largest
 value difference; ``--max-ratio``, ``--agree`` and ``--ratios`` override that module's jump rule.
-``--method rre`` uses the reduced rank extrapolation instead of the geometric tail (``--method tail``,
-the default), with ``--tol`` and ``--compare``::
+``--method`` picks the extrapolation, with ``--tol`` and ``--compare``: reduced rank (``rre``, the
+solver's default) or the geometric tail (``tail``)::
 
-    nice python bench/ludo_values.py bench/data/ludo_half30.yaml --pieces 3 --tol 1e-12 --method rre
+    nice python bench/ludo_values.py bench/data/ludo_half30.yaml --pieces 3 --tol 1e-12 --method tail
 """
 
 import argparse
@@ -100,8 +100,8 @@ def main():
     ap.add_argument("--compare", action="store_true",
                     help="with --tol: solve with plain sweeps and with the extrapolation; report "
                          "both sweep counts and the largest value difference")
-    ap.add_argument("--method", choices=["tail", "rre"], default="tail",
-                    help="the extrapolation: geometric tail (default) or reduced rank (rre)")
+    ap.add_argument("--method", choices=["tail", "rre"], default="rre",
+                    help="the extrapolation: reduced rank (rre, default) or geometric tail")
     ap.add_argument("--max-ratio", type=float, help="override acceleration.MAX_RATIO")
     ap.add_argument("--agree", type=float, help="override acceleration.AGREE")
     ap.add_argument("--ratios", type=int, help="override acceleration.RATIOS")

@@ -448,9 +448,9 @@ def _sweep(value, progress, start, succ, land, n_moves, can_pass, capture, home,
 
 def block_pairs(race):
     """Pairs (a position and its mirror) of the largest block: the buffer :func:`sweep` needs."""
-    counts = np.diff(race.start)
-    off = np.max(np.outer(counts, counts) - np.diag(counts * counts)) if counts.size > 1 else 0
-    return int(max(off, np.max(counts * (counts + 1) // 2)))
+    counts = np.sort(np.diff(race.start))
+    across = int(counts[-1] * counts[-2]) if counts.size > 1 else 0  # two progresses
+    return max(across, int(counts[-1] * (counts[-1] + 1) // 2))  # one progress: v >= u
 
 
 class Sweeper:

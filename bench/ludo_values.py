@@ -17,6 +17,11 @@ value difference; ``--max-ratio``, ``--agree`` and ``--ratios`` override that mo
 solver's default) or the geometric tail (``tail``)::
 
     nice python bench/ludo_values.py bench/data/ludo_half30.yaml --pieces 3 --tol 1e-12 --method tail
+
+``--start zero`` starts the sweeps from zeros instead of the solver's default, the race without
+captures (strongsolve.games.ludo.stages.initial)::
+
+    nice python bench/ludo_values.py bench/data/ludo_half30.yaml --pieces 3 --tol 1e-12 --start zero
 """
 
 import argparse
@@ -102,6 +107,9 @@ def main():
                          "both sweep counts and the largest value difference")
     ap.add_argument("--method", choices=["tail", "rre"], default="rre",
                     help="the extrapolation: reduced rank (rre, default) or geometric tail")
+    ap.add_argument("--start", choices=ludo_values.STARTS, default="independent",
+                    help="with --tol: the values the sweeps start from (the solver's default: the "
+                         "race without captures)")
     ap.add_argument("--max-ratio", type=float, help="override acceleration.MAX_RATIO")
     ap.add_argument("--agree", type=float, help="override acceleration.AGREE")
     ap.add_argument("--ratios", type=int, help="override acceleration.RATIOS")
@@ -139,6 +147,7 @@ def main():
             out["advise_timing"] = advise_timing(board, args.pieces, held, args.sweeps, delta)
     elif args.compare:
         out["method"] = args.method
+        out["start"] = args.start
         out["rule"] = {"ratios": acceleration.RATIOS, "agree": acceleration.AGREE,
                        "max_ratio": acceleration.MAX_RATIO, "plain_below": acceleration.PLAIN_BELOW}
         solved = {}
@@ -146,7 +155,8 @@ def main():
             changes = []
             began = time.process_time()
             sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, extrapolation=on,
-                                           progress=lambda n, d, s: changes.append(d))
+                                           progress=lambda n, d, s: changes.append(d),
+                                           start=args.start)
             solved[name] = sol
             out[name] = {"sweeps_to_tol": sol.sweeps, "jumps": sol.jumps,
                          "win_probability": sol.win_probability, "residual": sol.residual,
@@ -158,13 +168,13 @@ def main():
         progress.cpu = time.process_time()
         method = False if args.no_extrapolation else args.method
         sol = ludo_values.solve_values(board, args.pieces, tol=args.tol, progress=progress,
-                                       extrapolation=method)
+                                       extrapolation=method, start=args.start)
         out.update(win_probability=sol.win_probability, sweeps_to_tol=sol.sweeps, tol=args.tol,
                    residual=sol.residual, jumps=sol.jumps,
-                   extrapolation=method)
+                   extrapolation=method, start=args.start)
         if args.check_tol:
             tight = ludo_values.solve_values(board, args.pieces, tol=args.check_tol,
-                                             extrapolation=method)
+                                             extrapolation=method, start=args.start)
             out.update(check_tol=args.check_tol, check_sweeps=tight.sweeps,
                        largest_value_difference=float(np.abs(tight.value - sol.value).max()),
                        check_win_probability=tight.win_probability)

@@ -22,9 +22,15 @@ solver's default) or the geometric tail (``tail``)::
 captures (strongsolve.games.ludo.stages.initial)::
 
     nice python bench/ludo_values.py bench/data/ludo_half30.yaml --pieces 3 --tol 1e-12 --start zero
+
+``--digest`` (with ``--sweeps``) adds the BLAKE2b digest of the values after the sweeps, to compare
+runs on different thread counts without keeping their values::
+
+    python bench/ludo_values.py workflow/boards/classic60.yaml --sweeps 2 --threads 1 --digest
 """
 
 import argparse
+import hashlib
 import json
 import resource
 import time
@@ -92,6 +98,8 @@ def main():
     ap.add_argument("--pieces", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--sweeps", type=int, help="run this many sweeps from zero and time each")
+    ap.add_argument("--digest", action="store_true",
+                    help="with --sweeps: print the BLAKE2b digest of the values after them")
     ap.add_argument("--tol", type=float, help="solve to this largest change per sweep instead")
     ap.add_argument("--advise-timing", action="store_true",
                     help="with --sweeps: write the values as a checkpoint (timed), read it back "
@@ -141,6 +149,8 @@ def main():
             delta = sweep(value)
             progress(i + 1, delta, time.perf_counter() - t)
         out["peak_rss_after_sweeps_bytes"] = peak_rss()
+        if args.digest:
+            out["values_blake2b"] = hashlib.blake2b(memoryview(value).cast("B")).hexdigest()
         if args.advise_timing:
             held = [value]
             del value

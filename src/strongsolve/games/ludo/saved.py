@@ -45,7 +45,7 @@ from ...store.layers import read_attrs, read_layer, write_layer
 from ...store.lock import holds_writer_lock
 from . import encoding, rules
 from .hints import policy_command, policy_hint, summary_hint, values_command
-from .stages.values import race_tables
+from .stages.values import race_order
 
 KIND = "ludo-race-values"
 CHUNK_BYTES = 8 << 20  # about 8 MiB of values per chunk (whole rows)
@@ -235,7 +235,7 @@ class SavedValues:
         self.attrs = attrs
         self.board = rules.Board.from_mapping(attrs["board"])
         self.pieces = int(attrs["pieces"])
-        self.race = race_tables(self.board, self.pieces)
+        self.race = race_order(self.board, self.pieces)
         self.m = self.race.n_tuples
         if attrs["tuples"] != self.m:
             raise ValueError(f"{path}: {attrs['tuples']} tuples stored, its board gives {self.m}; "

@@ -122,6 +122,20 @@ def test_the_values_do_not_depend_on_the_thread_count():
         assert one.sweeps == two.sweeps and np.array_equal(one.value, two.value)
 
 
+@pytest.mark.parametrize("data", THREE[:2])
+def test_the_order_alone_indexes_the_values_as_the_solver_does(data):
+    # saved values are read through race_order, which builds no move table
+    board = rules.Board.from_mapping(data)
+    order = ludo_values.race_order(board, 3)
+    race = ludo_values.race_tables(board, 3)
+    for field in order._fields:
+        assert np.array_equal(getattr(order, field), getattr(race, field)), field
+    assert order.n_tuples == race.n_tuples
+    own, opponent = (0, 0, board.rest_cells()[1]), (0, 0, 0)
+    assert order.index(own, opponent) == race.index(own, opponent)
+    assert order.lex_encoding().node(own, opponent) == race.lex_encoding().node(own, opponent)
+
+
 KILL_BOARD = "length: 14\njumps: {3: 7, 10: 5}\nsafe: [6]\ndie: 6\n"
 
 

@@ -36,6 +36,8 @@ itself): the pair's two equations are iterated with every other value fixed unti
 pass loop (a piece one cell before N passes with probability 5/6) costs no sweeps. Each update
 applies the Bellman equation of the race to current values, so the sweeps reach the fixed point of
 the expansion solver's Gauss-Seidel iteration (the race's unique one); only the path differs.
+A task prefetches the scattered values of the column it computes next but one
+(:mod:`strongsolve.kernels.prefetch`): a hint, so the values do not change.
 
 **Extrapolation** (:mod:`.acceleration`, on by default): the sweep also keeps each position's change
 of the last two sweeps (float32: 8 bytes beside the value's 8, 16 per position, which
@@ -64,12 +66,58 @@ import numpy as np
 from numba import prange
 
 from ....kernels.options import njit, njit_parallel
+from ....kernels.prefetch import prefetch
 from .. import encoding, rules
 from . import acceleration, initial
 
 TASKS_PER_BLOCK = 64  # work split of a block (not the thread count), in whole rows
 TILE = 16  # rows of one progress swept together, column by column (1, 16 and 64 measured alike)
+PREFETCH_AHEAD = 2  # columns between a column's prefetch and its pairs (1, 2 and 4 measured alike)
 SETTLE_LIMIT = 100_000  # iterations of a pass pair's two equations (they contract: a pass is < 1)
+
+
+def _n_tuples(race):
+    return race.tuples.shape[0]
+
+
+def _index(race, own, opponent):
+    """(row, column) of a position given as cells (any order) in the value matrix.
+
+    Raises
+    ------
+    ValueError
+        A cell no piece rests on, or a wrong piece count (as :meth:`encoding.RaceEncoding.node`).
+    """
+    enc = race.lex_encoding()
+    lex = enc.node(own, opponent)
+    return int(race.of_lex[lex // enc.n_tuples]), int(race.of_lex[lex % enc.n_tuples])
+
+
+def _lex_encoding(race):
+    """The :class:`encoding.RaceEncoding` (lexicographic ranks) of this race, as
+    :func:`advice.advise` takes it."""
+    return encoding.race_encoding(race.board, race.pieces, limit=None)
+
+
+class RaceOrder(NamedTuple):
+    """The index of a race's value matrix without its move tables: what reading saved values
+    needs (:class:`..saved.SavedValues`), built with numpy alone in a few milliseconds.
+
+    Attributes are those of :class:`ValueRace` of the same name; ``n_tuples``, ``index`` and
+    ``lex_encoding`` too.
+    """
+
+    board: rules.Board
+    pieces: int
+    cells: np.ndarray
+    tuples: np.ndarray
+    progress: np.ndarray
+    start: np.ndarray
+    of_lex: np.ndarray
+
+    n_tuples = property(_n_tuples)
+    index = _index
+    lex_encoding = _lex_encoding
 
 
 class ValueRace(NamedTuple):
@@ -117,26 +165,9 @@ class ValueRace(NamedTuple):
     capture: np.ndarray
     home: int
 
-    @property
-    def n_tuples(self):
-        return self.tuples.shape[0]
-
-    def index(self, own, opponent):
-        """(row, column) of a position given as cells (any order) in the value matrix.
-
-        Raises
-        ------
-        ValueError
-            A cell no piece rests on, or a wrong piece count (as :meth:`encoding.RaceEncoding.node`).
-        """
-        enc = self.lex_encoding()
-        lex = enc.node(own, opponent)
-        return int(self.of_lex[lex // enc.n_tuples]), int(self.of_lex[lex % enc.n_tuples])
-
-    def lex_encoding(self):
-        """The :class:`encoding.RaceEncoding` (lexicographic ranks) of this race, as :func:`advice.advise`
-        takes it."""
-        return encoding.race_encoding(self.board, self.pieces, limit=None)
+    n_tuples = property(_n_tuples)
+    index = _index
+    lex_encoding = _lex_encoding
 
 
 CHANGE_BYTES = 4  # per position: the last sweep's change (float32) the extrapolation jumps from
@@ -207,23 +238,39 @@ def race_tables(board, pieces):
         ``pieces`` outside 1..4 (as :func:`encoding.race_encoding`).
     """
     enc = encoding.race_encoding(board, pieces, limit=None)
-    cells = enc.cells
+    order = _order(board, pieces, enc)
+    cells, tuples, of_lex = order.cells, order.tuples, order.of_lex
     r = len(cells)
-    progress_lex = cells[enc.tuples].sum(axis=1)
-    order = np.argsort(progress_lex, kind="stable")  # lexicographic inside a progress value
-    of_lex = np.empty_like(order)
-    of_lex[order] = np.arange(order.size)
-    tuples = enc.tuples[order]
-    progress = progress_lex[order]
     rank = np.where(enc.rank >= 0, of_lex[np.maximum(enc.rank, 0)], -1)
-    start = np.searchsorted(progress, np.arange(pieces * board.length + 2)).astype(np.int64)
     move, capture_ok = encoding._move_table(board, cells)
     goal = r - 1
     succ, land, n_moves, can_pass = _choice_tables(tuples, rank, r, move, capture_ok, goal,
                                                    board.pass_by_overshoot)
     capture = _capture_table(tuples, rank, r, capture_ok)
-    return ValueRace(board, int(pieces), cells, tuples, progress, start, of_lex, succ, land,
-                     n_moves, can_pass, capture, int(tuples.shape[0] - 1))
+    return ValueRace(*order, succ, land, n_moves, can_pass, capture, int(tuples.shape[0] - 1))
+
+
+def race_order(board, pieces):
+    """The :class:`RaceOrder` of ``pieces`` per player (1..4): the index of :func:`race_tables`
+    without its move tables.
+
+    Raises
+    ------
+    ValueError
+        ``pieces`` outside 1..4 (as :func:`encoding.race_encoding`).
+    """
+    return _order(board, pieces, encoding.race_encoding(board, pieces, limit=None))
+
+
+def _order(board, pieces, enc):
+    # tuples by progress, lexicographic inside a progress value
+    progress_lex = enc.cells[enc.tuples].sum(axis=1)
+    order = np.argsort(progress_lex, kind="stable")
+    of_lex = np.empty_like(order)
+    of_lex[order] = np.arange(order.size)
+    progress = progress_lex[order]
+    start = np.searchsorted(progress, np.arange(pieces * board.length + 2)).astype(np.int64)
+    return RaceOrder(board, int(pieces), enc.cells, enc.tuples[order], progress, start, of_lex)
 
 
 @njit
@@ -380,7 +427,10 @@ def _task(write, s, r0, r1, lo, value, progress, start, succ, land, n_moves, can
         a1 = min(a0 + TILE, lo + r1, start[progress[a0] + 1])
         q = s - progress[a0]
         diagonal = q == progress[a0]
-        for v in range(start[q], start[q + 1]):
+        end = start[q + 1]
+        for v in range(start[q], end):
+            if not write and v + PREFETCH_AHEAD < end:
+                _prefetch_column(value, v + PREFETCH_AHEAD, a0, a1, succ, n_moves)
             for u in range(a0, a1):
                 if diagonal and v < u:
                     break
@@ -402,6 +452,18 @@ def _task(write, s, r0, r1, lo, value, progress, start, succ, land, n_moves, can
                     buf[2 * k + 1] = y
         a0 = a1
     return worst
+
+
+@njit
+def _prefetch_column(value, w, a0, a1, succ, n_moves):
+    # the scattered values that column w's pairs with rows a0..a1 read first: each row's move
+    # after each face, against w and (mirrored) w's against each row; a hint, not a read
+    for u in range(a0, a1):
+        for d in range(n_moves.shape[1]):
+            if n_moves[u, d] > 0:
+                prefetch(value, w, succ[u, d, 0])
+            if n_moves[w, d] > 0:
+                prefetch(value, u, succ[w, d, 0])
 
 
 @njit

@@ -21,13 +21,12 @@ _NAME = "llvm.prefetch.p0i8"
 def prefetch(typingctx, array, i, j):
     """Prefetch the cache line of ``array[i, j]`` for reading (inside an ``njit`` function only).
 
-    Args:
-        array: a C-contiguous 2-D array of any dtype.
-        i, j: integer indices, in bounds (not checked: an out-of-bounds address is a wasted hint
-            on x86-64, but keep them in bounds).
-
-    Returns:
-        Nothing; the array is not read or changed.
+    Parameters
+    ----------
+    array : C-contiguous 2-D array of any dtype
+        Neither read nor changed.
+    i, j : int
+        Indices inside ``array`` (not checked).
     """
     signature = types.void(array, types.intp, types.intp)
 

@@ -36,8 +36,10 @@ itself): the pair's two equations are iterated with every other value fixed unti
 pass loop (a piece one cell before N passes with probability 5/6) costs no sweeps. Each update
 applies the Bellman equation of the race to current values, so the sweeps reach the fixed point of
 the expansion solver's Gauss-Seidel iteration (the race's unique one); only the path differs.
-A task prefetches the scattered values of the column it computes next but one
-(:mod:`strongsolve.kernels.prefetch`): a hint, so the values do not change.
+A task prefetches the scattered values of the column it computes next but one, every move's
+(:mod:`strongsolve.kernels.prefetch`): a hint, so the values do not change. The sweep reads the
+move and capture tables as uint32: unsigned indices spare each read numba's test for a negative
+index, which lay on its chain of dependent loads (table, capture, value).
 
 **Extrapolation** (:mod:`.acceleration`, on by default): the sweep also keeps each position's change
 of the last two sweeps (float32: 8 bytes beside the value's 8, 16 per position, which
@@ -457,14 +459,14 @@ def _task(write, s, r0, r1, lo, value, progress, start, succ, land, n_moves, can
 
 @njit
 def _prefetch_column(value, w, a0, a1, succ, n_moves):
-    # the scattered values that column w's pairs with rows a0..a1 read first: each row's move
-    # after each face, against w and (mirrored) w's against each row; a hint, not a read
+    # the scattered values that column w's pairs with rows a0..a1 read: each row's moves after
+    # each face, against w, and (mirrored) w's against each row; a hint, not a read
     for u in range(a0, a1):
         for d in range(n_moves.shape[1]):
-            if n_moves[u, d] > 0:
-                prefetch(value, w, succ[u, d, 0])
-            if n_moves[w, d] > 0:
-                prefetch(value, u, succ[w, d, 0])
+            for j in range(n_moves[u, d]):
+                prefetch(value, w, succ[u, d, j])
+            for j in range(n_moves[w, d]):
+                prefetch(value, u, succ[w, d, j])
 
 
 @njit
@@ -548,6 +550,9 @@ class Sweeper:
         m = race.n_tuples if self.record else 0
         self.change = np.zeros((self.slots, m, m), np.float32)
         self.products = np.zeros(0)
+        # the same tables, unsigned (module docstring); a missing move's -1 is never read
+        self.tables = (race.succ.view(np.uint32), race.land.view(np.uint32), race.n_moves,
+                       race.can_pass, race.capture.view(np.uint32), np.uint32(race.home))
 
     def __call__(self, value, reads=(), dest=0):
         """Sweep ``value`` (float64[M, M], C order) in place; return the largest change.
@@ -562,11 +567,10 @@ class Sweeper:
         if self.record and not (0 <= dest < self.slots and np.all((reads >= 0) & (reads < self.slots))):
             raise ValueError(f"slots must be in 0..{self.slots - 1}, got reads {reads}, dest {dest}")
         self.products = np.zeros(reads.size + 1)
-        return float(_sweep(value, r.progress, r.start, r.succ, r.land, r.n_moves, r.can_pass,
-                            r.capture, r.home, self.probs, self.again, self.settle, self.offsets,
-                            self.buf, self.rows, self.task_delta, self.record, self.change, reads,
-                            int(dest), np.zeros((TASKS_PER_BLOCK, reads.size + 1)),
-                            self.products))
+        return float(_sweep(value, r.progress, r.start, *self.tables, self.probs, self.again,
+                            self.settle, self.offsets, self.buf, self.rows, self.task_delta,
+                            self.record, self.change, reads, int(dest),
+                            np.zeros((TASKS_PER_BLOCK, reads.size + 1)), self.products))
 
 
 class ValueSolution(NamedTuple):

@@ -20,15 +20,19 @@ Inputs, all measured or published:
   to the published total of 1,152,817,492,752 states. Afterstates per age are taken as the states
   times the published ratio 739,648,886,170 / 1,152,817,492,752 (no per-age afterstate counts are
   published).
-- **the parallel speed-up**: the measured 2-thread speed-up S2 of each stage (``speedup`` of the
-  threads_2 records of ``bench/scaling_4x3.py`` JSONs, each stage's from the last ``--scaling``
-  file that has it; default ``bench/data/scaling_4x3_544-574_2026-12-03_c91f5c3_forward.json`` and
-  ``_backward.json``: one block of 16 ages, as a job of the 4x3 preset holds, the stages' threads
-  on a thread pool since that commit; earlier runs, on blocks of 2 ages too, are beside them),
-  carried to ``--cores`` by
-  two models, since linear scaling already fails at 2 cores for the backward (S2 < 2); a measured
-  S2 above 2 is taken as 2 (the forward's one-thread path of commit 825bcf0 sorted its unions
-  another way, with more memory, so one thread was not the baseline the models assume):
+- **the parallel speed-up**: the measured 2-core speed-up S2 of each stage over one core, from the
+  last threads_2 record of that stage in the ``--scaling`` files of ``bench/scaling_4x3.py``
+  (default ``bench/data/scaling_4x3_544-574_2026-12-07_bc49c5d.json``: one block of 16 ages, as a job
+  of the 4x3 preset holds, on a 2-vCPU AMD EPYC host; earlier runs, on other hosts and blocks of 2
+  ages too, are beside it). S2 = one core's time for the block / the threads_2 wall: one core's time
+  is the core_1 record's wall (the stage pinned to one CPU) when the file has one for those ages,
+  else the threads_1 record's CPU seconds. Not threads_1's wall: its I/O thread (decoding, coding,
+  checksums) runs on a second core beside the computing thread, so its wall is below the work it
+  does (1.15 cores busy in the backward), and the core seconds below count that work; dividing them
+  by a speed-up over threads_1's wall would count the I/O thread's work twice. S2 is carried to
+  ``--cores`` by two models, since linear scaling already fails at 2 cores (S2 < 2); a measured S2
+  above 2 is taken as 2 (the forward's one-thread path of commit 825bcf0 sorted its unions another
+  way, with more memory, so one thread was not the baseline the models assume):
 
   - *per doubling*: every doubling of the cores keeps the measured efficiency S2 / 2,
     ``S(p) = p * (S2 / 2) ** log2(p)``;
@@ -115,6 +119,32 @@ def speedup_amdahl(s2, cores):
     return 1 / (serial + (1 - serial) / cores)
 
 
+def two_core_speedup(records, stage):
+    """S2: one core's time for a block of ages / the wall of 2 threads (module docstring).
+
+    ``records`` are bench/scaling_4x3.py records (dicts with ``stage``, ``config``, ``ages``,
+    ``wall_s``, ``cpu_s``), several files pooled in order: the last threads_2 record of ``stage`` is
+    taken, against the last core_1 record of the same ages, else the last threads_1 one.
+    Raises ``ValueError`` naming the command that measures what is missing.
+    """
+    mine = [r for r in records if r["stage"] == stage]
+    twos = [r for r in mine if r["config"] == "threads_2"]
+    if not twos:
+        raise ValueError(f"projection: no threads_2 record of the {stage} in the scaling JSON; measure one "
+                         f"with python bench/scaling_4x3.py results/2048_4x3 --stages {stage} --configs "
+                         "core_1,threads_2")
+    two = twos[-1]
+    same = [r for r in mine if r["ages"] == two["ages"]]
+    cores = [r["wall_s"] for r in same if r["config"] == "core_1"]
+    ones = [r["cpu_s"] for r in same if r["config"] == "threads_1"]
+    if not cores and not ones:
+        raise ValueError(f"projection: the {stage}'s threads_2 record of ages {two['ages'][0]}-{two['ages'][-1]} "
+                         "has no core_1 or threads_1 record of the same ages to compare with; measure them "
+                         f"together with python bench/scaling_4x3.py results/2048_4x3 --stages {stage} "
+                         f"--ages {two['ages'][0]}-{two['ages'][-1]} --configs core_1,threads_2")
+    return (cores[-1] if cores else ones[-1]) / two["wall_s"]
+
+
 def full_solve_layers(to_600=PUBLISHED, sampled=SAMPLED, total=TOTAL_STATES):
     """States per layer of the full 4x3 solve and how many layers each stands for.
 
@@ -148,13 +178,7 @@ def project(rates_doc, scaling_doc, cores=16, rate="per_cpu_s", layers=None,
         fit = fit_log_linear(*points)
         stage_sizes = sizes if stage == "forward" else sizes * afterstate_ratio
         cpu = core_seconds(fit, stage_sizes, weights, smallest=points[0].min(), largest=points[0].max())
-        s2s = [r["speedup"] for r in scaling_doc["records"]
-               if r["stage"] == stage and r["config"] == "threads_2"]
-        if not s2s:
-            raise ValueError(f"projection: no threads_2 record of the {stage} in the scaling JSON; measure "
-                             f"one with python bench/scaling_4x3.py results/2048_4x3 --stages {stage} "
-                             "--configs threads_1,threads_2")
-        s2 = s2s[-1]  # the last file's (main() pools the --scaling files in order)
+        s2 = two_core_speedup(scaling_doc["records"], stage)
         # above 2 on 2 threads (the forward's one-thread path of 825bcf0 sorted its unions another
         # way, with more memory) no model may go beyond linear
         s2_model = min(s2, 2.0)

@@ -99,14 +99,17 @@ def rss_bytes(field="VmRSS"):
     return 0
 
 
-def run_child(argv, env=None, cwd=None):
+def run_child(argv, env=None, cwd=None, cpus=None):
     """Run a subprocess; return (exit code, stdout, stderr, wall s, CPU s, peak RSS bytes).
 
     CPU seconds and peak RSS come from ``os.wait4``: that child and its reaped descendants only.
+    ``cpus`` (a set of CPU numbers) pins the child and all its threads to those CPUs
+    (``os.sched_setaffinity``).
     """
+    pin = None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=cwd)
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, env=env, cwd=cwd, preexec_fn=pin)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again

@@ -5,7 +5,10 @@ For a block of ages of an existing forward run (default ages 572-574 of results/
 (``strongsolve 2048 forward|backward RUN --ages A-B``) in its own subprocess, in a fresh run
 directory holding copies of only the input layers it needs:
 
-- ``threads_1``  ``STRONGSOLVE_THREADS=1`` (one thread in the process)
+- ``core_1``     ``STRONGSOLVE_THREADS=1`` and the process pinned to one CPU
+  (``os.sched_setaffinity``): one core does all the stage's work
+- ``threads_1``  ``STRONGSOLVE_THREADS=1`` (one thread computes; the process's I/O thread, which
+  decodes, codes and checksums the layers, runs beside it on another core when there is one)
 - ``threads_2``  ``STRONGSOLVE_THREADS=2``
 - ``workers_2``  ``--scheduler-address`` of a ``distributed.LocalCluster`` this script starts: 2 worker
   processes of 1 thread each.
@@ -23,7 +26,11 @@ Wall seconds are the stage subprocess's; CPU seconds add the stage subprocess (`
 distributed workers (``time.process_time`` in each worker, before and after) and this process (the
 scheduler runs in it). Rates are per wall second (``per_wall_s``) and per CPU second (``per_cpu_s``:
 on shared cores the CPU seconds move much less with the other work than the wall seconds do); the
-speed-up is threads_1's wall / the config's. Each stage subprocess pays its start-up (imports,
+speed-up is threads_1's wall / the config's (``speedup``). ``speedup_cores`` is the speed-up over one core:
+core_1's wall / the config's when core_1 was measured, else threads_1's CPU seconds / the config's wall
+(the work one core would do). A projection that counts the work in CPU seconds of one thread, as
+bench/projection_4x3.py does, must divide by this one: threads_1 already keeps more than one core
+busy (its I/O thread), so its wall is below the work it does. Each stage subprocess pays its start-up (imports,
 loading the numba cache) in every configuration; ``computed_s``, ``per_computed_s`` and
 ``speedup_computed`` leave it out (the sum of the stage log's per-age seconds). Each record carries
 the 1-minute load average before and after it, and its block's largest layer (``largest_layer``:
@@ -35,7 +42,7 @@ threads_1`` measures one thread only (no cluster is started unless ``workers_2``
 Usage::
 
     python bench/scaling_4x3.py [SOURCE_RUN] [--ages 572-574[,A-B...]] [--stages forward,backward]
-                                [--configs threads_1,threads_2,workers_2] [--workdir DIR]
+                                [--configs core_1,threads_1,threads_2,workers_2] [--workdir DIR]
                                 [--memory-limit BYTES] [--record bench/RECORD.md]
 """
 
@@ -55,7 +62,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import run as bench_run  # noqa: E402  (bench/run.py: machine(), run_child(), child_env())
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIGS = ("threads_1", "threads_2", "workers_2")
+CONFIGS = ("core_1", "threads_1", "threads_2", "workers_2")
 STAGES = ("forward", "backward")
 TARGET_SPEEDUP = 1.8
 
@@ -117,16 +124,18 @@ def measure(source, stage, ages, config, client, workdir, memory_limit):
         above = [ages[-1] + 2, ages[-1] + 4]
         copy_layers(source, directory, ages + [n for n in above if n <= source.last_age])
         write_zero_values(run, [n for n in above if n <= source.last_age])
-    threads = 1 if config == "threads_1" else 2
+    threads = 1 if config in ("core_1", "threads_1") else 2
+    cpus = {min(os.sched_getaffinity(0))} if config == "core_1" else None
     address = client.scheduler.address if config == "workers_2" else None
     workers_cpu = client.run(time.process_time) if client is not None and address else {}
     own_cpu = time.process_time()
     code, out, err, wall, cpu, rss = bench_run.run_child(stage_argv(run, stage, ages, address, memory_limit),
-                                                        env=bench_run.child_env(threads))
+                                                        env=bench_run.child_env(threads), cpus=cpus)
     if code != 0:
         raise RuntimeError(f"scaling: {stage} {config} failed (exit {code}):\n{err[-3000:]}")
     worker_cpu = sum(client.run(time.process_time)[w] - c for w, c in workers_cpu.items()) if workers_cpu else 0.0
-    rec = {"stage": stage, "config": config, "ages": ages, "threads": threads, "wall_s": wall,
+    rec = {"stage": stage, "config": config, "ages": ages, "threads": threads,
+           "cpus": sorted(cpus if cpus is not None else os.sched_getaffinity(0)), "wall_s": wall,
            "cpu_s": cpu + worker_cpu + (time.process_time() - own_cpu if address else 0.0),
            "stage_process_cpu_s": cpu, "workers_cpu_s": worker_cpu, "stage_peak_rss_bytes": rss,
            # the per-age lines are on stdout (the status line on stderr)
@@ -199,6 +208,10 @@ def main(argv=None):
     if not configs or any(c not in CONFIGS for c in configs):
         raise SystemExit(f"scaling: --configs {args.configs!r} is not allowed; allowed: {', '.join(CONFIGS)}")
     source = open_run(args.source)
+    if not (source.directory / "summary.csv").exists():
+        raise SystemExit(f"scaling: {source.directory}/summary.csv is missing (the workflow writes it when its "
+                         "forward jobs are done); finish the forward run first, e.g. snakemake --cores all "
+                         "--configfile workflow/presets/2048_4x3.yaml --config max_age=578")
     summary = {r["age"]: r for r in read_summary(source.directory)}
     missing = [n for ages in blocks for n in ages if n not in summary]
     if missing:
@@ -258,10 +271,13 @@ def measure_block(source, stage, ages, configs, client, workdir, memory_limit, s
         print(f"scaling: {stage} ages {ages[0]}-{ages[-1]} {config} {rec['wall_s']:.1f} s wall, "
               f"{rec['cpu_s']:.1f} CPU s", file=sys.stderr)
     one = next((r for r in records if r["config"] == "threads_1"), None)
-    if one is not None:
-        for r in records:
+    core = next((r for r in records if r["config"] == "core_1"), None)
+    for r in records:
+        if one is not None:
             r["speedup"] = one["wall_s"] / r["wall_s"]
             r["speedup_computed"] = one["computed_s"] / r["computed_s"]
+        if core is not None or one is not None:
+            r["speedup_cores"] = (core["wall_s"] if core is not None else one["cpu_s"]) / r["wall_s"]
     return records
 
 
@@ -274,6 +290,8 @@ def append_record(path, doc, argv):
         for r in (r for r in doc["records"] if r["ages"] == ages):
             speedup = (f", x{r['speedup']:.2f} (ages alone {r['computed_s']:.1f} s, x{r['speedup_computed']:.2f})"
                        if "speedup" in r else f" (ages alone {r['computed_s']:.1f} s)")
+            if "speedup_cores" in r:
+                speedup += f", x{r['speedup_cores']:.2f} over one core"
             cells.append(f"{r['stage']} {r['config']}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} CPU s, "
                          f"{r['per_wall_s']:.3g} {r['unit']}/s wall, {r['per_cpu_s']:.3g}/CPU s, largest layer "
                          f"{r['largest_layer']:,}, load {r['load_1min'][0]:.2f}-{r['load_1min'][1]:.2f}{speedup}")

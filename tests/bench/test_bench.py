@@ -206,7 +206,8 @@ def test_published_4x3_counts_agree_with_the_cases_and_flag_a_wrong_age(cases, t
 @pytest.mark.slow
 def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
     # bench/scaling_4x3.py on 2x3 ages 20-24 of a forward run made here: each config
-    # (1 thread, 2 threads, 2 dask.distributed workers) gives the naive solver's counts; timings unchecked
+    # (one core, 1 thread, 2 threads, 2 dask.distributed workers) gives the naive solver's counts;
+    # timings unchecked
     from strongsolve.games.g2048.stages import pipeline
     source = tmp_path / "source"
     pipeline.solve(source, 2, 3, max_age=28, log=io.StringIO())
@@ -217,7 +218,8 @@ def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
     doc = json.loads(proc.stdout)
     counts = naive_g2048.canonical_counts(2, 3)
     assert [(r["stage"], r["config"]) for r in doc["records"]] == [
-        (stage, config) for stage in ("forward", "backward") for config in ("threads_1", "threads_2", "workers_2")]
+        (stage, config) for stage in ("forward", "backward")
+        for config in ("core_1", "threads_1", "threads_2", "workers_2")]
     for r in doc["records"]:
         assert [a["age"] for a in r["per_age"]] == [20, 22, 24]
         if r["stage"] == "forward":
@@ -228,7 +230,11 @@ def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
             assert [a["afterstates"] for a in r["per_age"]] == [counts[n][1] for n in (20, 22, 24)]
         first = next(f for f in doc["records"] if f["stage"] == r["stage"])
         assert r["per_age"] == first["per_age"]  # same checksums in every config
-        assert r["speedup"] == first["wall_s"] / r["wall_s"]
+        one, core = (next(f for f in doc["records"] if f["stage"] == r["stage"] and f["config"] == c)
+                     for c in ("threads_1", "core_1"))
+        assert r["speedup"] == one["wall_s"] / r["wall_s"]
+        assert r["speedup_cores"] == core["wall_s"] / r["wall_s"]
+        assert len(r["cpus"]) == (1 if r["config"] == "core_1" else len(os.sched_getaffinity(0)))
     assert (tmp_path / "RECORD.md").read_text().count("\n") == 1
     assert not list(tmp_path.glob("scaling-*"))  # the temporary runs are removed
 
@@ -249,8 +255,17 @@ def test_projection_arithmetic_on_a_made_up_input(tmp_path):
         _rates_record("forward", "threads_2", 2000, 99.0),   # not one thread: ignored
         _rates_record("backward", "threads_1", 30, 1.0, ages=3),   # mean 10 -> 1 afterstate/s
         _rates_record("backward", "threads_1", 2000, 3.0)]}        # mean 1000 -> 3
-    scaling = {"records": [{"stage": "forward", "config": "threads_2", "speedup": 1.5},
-                           {"stage": "backward", "config": "threads_2", "speedup": 1.6}]}
+    # the 2-core speed-up is over one core's work: threads_1's CPU seconds (not its wall, which
+    # its I/O thread on the second core shortens), or core_1's wall when measured
+    block = [4, 6]
+
+    def timed(stage, config, wall_s, cpu_s=None):
+        return {"stage": stage, "config": config, "ages": block, "wall_s": wall_s, "cpu_s": cpu_s}
+
+    scaling = {"records": [timed("forward", "threads_1", 25.0, 30.0), timed("forward", "threads_2", 20.0, 35.0),
+                           timed("backward", "threads_1", 12.0, 16.0), timed("backward", "threads_2", 10.0, 19.0)]}
+    assert proj.two_core_speedup(scaling["records"], "forward") == 1.5     # 30 / 20
+    assert proj.two_core_speedup(scaling["records"], "backward") == 1.6    # 16 / 10
     # forward: rate = 1 + 1 * log10(layer); backward: rate = 0 + 1 * log10(layer)
     assert proj.fit_log_linear(*proj.rate_points(rates, "forward")) == pytest.approx((1.0, 1.0))
     assert proj.fit_log_linear(*proj.rate_points(rates, "backward")) == pytest.approx((0.0, 1.0), abs=1e-12)
@@ -268,17 +283,23 @@ def test_projection_arithmetic_on_a_made_up_input(tmp_path):
     assert p["wall_s"]["linear"] == pytest.approx((5033.3333333 + 676.6666667) / 16)
     assert p["wall_s"]["amdahl"] == pytest.approx(5033.3333333 * 9 / 24 + 676.6666667 * 0.296875)
     assert "| total | | 1.6 | 0.1 h |" in proj.markdown(p)  # 5710 s = 1.59 core hours
-    # a 2-thread speed-up above 2 is taken as 2: both models are then linear, never beyond
-    scaling["records"][0]["speedup"] = 2.3
+    # a 2-core speed-up above 2 is taken as 2: both models are then linear, never beyond
+    scaling["records"][1]["wall_s"] = 12.5
     fwd = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)["stages"]["forward"]
-    assert (fwd["speedup_2"], fwd["speedup_2_model"]) == (2.3, 2.0)
+    assert (fwd["speedup_2"], fwd["speedup_2_model"]) == (2.4, 2.0)                   # 30 / 12.5
     assert fwd["speedup"] == {"linear": 16.0, "per_doubling": 16.0, "amdahl": 16.0}
     # several --scaling files pooled in order: a stage's speed-up is the last one's; none is refused
-    scaling["records"].append({"stage": "forward", "config": "threads_2", "speedup": 1.5})
+    scaling["records"].append(timed("forward", "threads_2", 20.0))
     fwd = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)["stages"]["forward"]
     assert fwd["speedup_2"] == 1.5 and fwd["speedup"]["per_doubling"] == pytest.approx(16 * 0.75 ** 4)
+    # a stage pinned to one core (core_1) is the baseline when the block has it
+    scaling["records"].append(timed("forward", "core_1", 36.0, 35.5))
+    assert proj.two_core_speedup(scaling["records"], "forward") == 1.8     # 36 / 20
     with pytest.raises(ValueError, match="no threads_2 record of the backward"):
-        proj.project(rates, {"records": scaling["records"][:1]}, cores=16, layers=layers)
+        proj.project(rates, {"records": scaling["records"][:2]}, cores=16, layers=layers)
+    block = [8, 10]  # a threads_2 record of another block than the one-core records
+    with pytest.raises(ValueError, match="ages 8-10 has no core_1 or threads_1 record"):
+        proj.two_core_speedup(scaling["records"] + [timed("forward", "threads_2", 9.0)], "forward")
     # a falling trend goes on falling above the largest measured layer; below the smallest it is held
     assert proj.core_seconds((10.0, -1.0), [1e4], smallest=10, largest=1000) == pytest.approx(1e4 / 6)
     assert proj.core_seconds((0.0, 1.0), [1.0], smallest=10, largest=1000) == pytest.approx(1.0)

@@ -22,8 +22,9 @@ Inputs, all measured or published:
   published).
 - **the parallel speed-up**: the measured 2-core speed-up S2 of each stage over one core, from the
   last threads_2 record of that stage in the ``--scaling`` files of ``bench/scaling_4x3.py``
-  (default ``bench/data/scaling_4x3_544-574_2026-12-07_bc49c5d.json``: one block of 16 ages, as a job
-  of the 4x3 preset holds, on a 2-vCPU AMD EPYC host; earlier runs, on other hosts and blocks of 2
+  (default ``bench/data/scaling_4x3_544-574_2026-12-07_a0fa03c_forward.json`` and ``_backward.json``:
+  one block of 16 ages, as a job of the 4x3 preset holds, on a 2-vCPU AMD EPYC host with a core_1
+  record; earlier runs, on other hosts and blocks of 2
   ages too, are beside it). S2 = one core's time for the block / the threads_2 wall: one core's time
   is the core_1 record's wall (the stage pinned to one CPU) when the file has one for those ages,
   else the threads_1 record's CPU seconds. Not threads_1's wall: its I/O thread (decoding, coding,
@@ -57,7 +58,7 @@ from published_4x3 import PUBLISHED, published_states  # noqa: E402  (the per-ag
 
 DATA = Path(__file__).with_name("data")
 RATES = [DATA / "rates_by_size_4x3_2026-12-03_1f25938.json"]
-SCALING = [DATA / f"scaling_4x3_544-574_2026-12-03_c91f5c3_{stage}.json" for stage in ("forward", "backward")]
+SCALING = [DATA / f"scaling_4x3_544-574_2026-12-07_a0fa03c_{stage}.json" for stage in ("forward", "backward")]
 SAMPLED = DATA / "kaneko_4x3_states_every_100_ages.txt"
 TOTAL_STATES = 1_152_817_492_752       # Kaneko & Yamashita 2025
 TOTAL_AFTERSTATES = 739_648_886_170    # Kaneko & Yamashita 2025

@@ -55,6 +55,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from published_4x3 import PUBLISHED, published_states  # noqa: E402  (the per-age reader)
+from scaling_4x3 import one_core_seconds  # noqa: E402  (one core's time for a block)
 
 DATA = Path(__file__).with_name("data")
 RATES = [DATA / "rates_by_size_4x3_2026-12-03_1f25938.json"]
@@ -135,15 +136,13 @@ def two_core_speedup(records, stage):
                          f"with python bench/scaling_4x3.py results/2048_4x3 --stages {stage} --configs "
                          "core_1,threads_2")
     two = twos[-1]
-    same = [r for r in mine if r["ages"] == two["ages"]]
-    cores = [r["wall_s"] for r in same if r["config"] == "core_1"]
-    ones = [r["cpu_s"] for r in same if r["config"] == "threads_1"]
-    if not cores and not ones:
+    base = one_core_seconds([r for r in mine if r["ages"] == two["ages"]])
+    if base is None:
         raise ValueError(f"projection: the {stage}'s threads_2 record of ages {two['ages'][0]}-{two['ages'][-1]} "
                          "has no core_1 or threads_1 record of the same ages to compare with; measure them "
                          f"together with python bench/scaling_4x3.py results/2048_4x3 --stages {stage} "
                          f"--ages {two['ages'][0]}-{two['ages'][-1]} --configs core_1,threads_2")
-    return (cores[-1] if cores else ones[-1]) / two["wall_s"]
+    return base / two["wall_s"]
 
 
 def full_solve_layers(to_600=PUBLISHED, sampled=SAMPLED, total=TOTAL_STATES):

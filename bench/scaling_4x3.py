@@ -271,14 +271,23 @@ def measure_block(source, stage, ages, configs, client, workdir, memory_limit, s
         print(f"scaling: {stage} ages {ages[0]}-{ages[-1]} {config} {rec['wall_s']:.1f} s wall, "
               f"{rec['cpu_s']:.1f} CPU s", file=sys.stderr)
     one = next((r for r in records if r["config"] == "threads_1"), None)
-    core = next((r for r in records if r["config"] == "core_1"), None)
+    base = one_core_seconds(records)
     for r in records:
         if one is not None:
             r["speedup"] = one["wall_s"] / r["wall_s"]
             r["speedup_computed"] = one["computed_s"] / r["computed_s"]
-        if core is not None or one is not None:
-            r["speedup_cores"] = (core["wall_s"] if core is not None else one["cpu_s"]) / r["wall_s"]
+        if base is not None:
+            r["speedup_cores"] = base / r["wall_s"]
     return records
+
+
+def one_core_seconds(records):
+    """One core's time for a block, from the records of one stage and block of ages: the last
+    core_1 record's wall, else the last threads_1 record's CPU seconds (its I/O thread's work on the
+    second core included; module docstring), else None."""
+    cores = [r["wall_s"] for r in records if r["config"] == "core_1"]
+    ones = [r["cpu_s"] for r in records if r["config"] == "threads_1"]
+    return cores[-1] if cores else ones[-1] if ones else None
 
 
 def append_record(path, doc, argv):

@@ -125,9 +125,10 @@ def two_core_speedup(records, stage):
     """S2: one core's time for a block of ages / the wall of 2 threads (module docstring).
 
     ``records`` are bench/scaling_4x3.py records (dicts with ``stage``, ``config``, ``ages``,
-    ``wall_s``, ``cpu_s``), several files pooled in order: the last threads_2 record of ``stage`` is
-    taken, against the last core_1 record of the same ages, else the last threads_1 one.
-    Raises ``ValueError`` naming the command that measures what is missing.
+    ``wall_s``, ``cpu_s``), several files pooled in order: the block of ages of the last threads_2
+    record of ``stage`` is taken, the median wall of its threads_2 records against one core's time
+    for it (``scaling_4x3.one_core_seconds``: the median of its core_1 records, else of its threads_1
+    ones). Raises ``ValueError`` naming the command that measures what is missing.
     """
     mine = [r for r in records if r["stage"] == stage]
     twos = [r for r in mine if r["config"] == "threads_2"]
@@ -136,13 +137,14 @@ def two_core_speedup(records, stage):
                          f"with python bench/scaling_4x3.py results/2048_4x3 --stages {stage} --configs "
                          "core_1,threads_2")
     two = twos[-1]
-    base = one_core_seconds([r for r in mine if r["ages"] == two["ages"]])
+    block = [r for r in mine if r["ages"] == two["ages"]]
+    base = one_core_seconds(block)
     if base is None:
         raise ValueError(f"projection: the {stage}'s threads_2 record of ages {two['ages'][0]}-{two['ages'][-1]} "
                          "has no core_1 or threads_1 record of the same ages to compare with; measure them "
                          f"together with python bench/scaling_4x3.py results/2048_4x3 --stages {stage} "
                          f"--ages {two['ages'][0]}-{two['ages'][-1]} --configs core_1,threads_2")
-    return base / two["wall_s"]
+    return base / float(np.median([r["wall_s"] for r in block if r["config"] == "threads_2"]))
 
 
 def full_solve_layers(to_600=PUBLISHED, sampled=SAMPLED, total=TOTAL_STATES):

@@ -38,12 +38,16 @@ states for the forward, afterstates for the backward).
 
 Several blocks (``--ages 100-102,300-302``) give rates by layer size in one run; ``--configs
 threads_1`` measures one thread only (no cluster is started unless ``workers_2`` is asked for).
+``--repeats N`` runs the configs of a stage N times, interleaved, in the order A B C, then C B A,
+then A B C... so that a drift of the host's speed during the run weighs on every config alike; each
+record carries its ``repeat`` (0, 1...), and the speed-ups and one core's time are taken from the
+medians of a config's records.
 
 Usage::
 
     python bench/scaling_4x3.py [SOURCE_RUN] [--ages 572-574[,A-B...]] [--stages forward,backward]
                                 [--configs core_1,threads_1,threads_2,workers_2] [--workdir DIR]
-                                [--memory-limit BYTES] [--record bench/RECORD.md]
+                                [--memory-limit BYTES] [--repeats N] [--record bench/RECORD.md]
 """
 
 import argparse
@@ -196,6 +200,8 @@ def main(argv=None):
     parser.add_argument("--workdir", default=None, help="where the temporary runs go (default: the system's)")
     parser.add_argument("--memory-limit", type=int, default=None,
                         help="the stages' --memory-limit in bytes (default: none, all in memory)")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="runs of each config per stage and block, interleaved (default 1)")
     parser.add_argument("--record", default=None, help="append a dated row per block to this markdown file")
     args = parser.parse_args(argv)
     from strongsolve.commands.g2048 import _ages
@@ -207,6 +213,8 @@ def main(argv=None):
     configs = [c for c in args.configs.split(",") if c]
     if not configs or any(c not in CONFIGS for c in configs):
         raise SystemExit(f"scaling: --configs {args.configs!r} is not allowed; allowed: {', '.join(CONFIGS)}")
+    if args.repeats < 1:
+        raise SystemExit(f"scaling: --repeats {args.repeats} is not allowed; allowed: 1 or more")
     source = open_run(args.source)
     if not (source.directory / "summary.csv").exists():
         raise SystemExit(f"scaling: {source.directory}/summary.csv is missing (the workflow writes it when its "
@@ -220,7 +228,7 @@ def main(argv=None):
     doc = {"date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "machine": bench_run.machine(),
            "load_start": list(os.getloadavg()), "source": str(source.directory),
            "ages": blocks[0] if len(blocks) == 1 else blocks, "board": f"{source.rows}x{source.cols}",
-           "memory_limit": args.memory_limit, "records": []}
+           "memory_limit": args.memory_limit, "repeats": args.repeats, "records": []}
     workdir = tempfile.mkdtemp(prefix="scaling-", dir=args.workdir)
     try:
         with contextlib.ExitStack() as stack:
@@ -234,7 +242,7 @@ def main(argv=None):
             for ages in blocks:
                 for stage in stages:
                     doc["records"] += measure_block(source, stage, ages, configs, client, workdir,
-                                                    args.memory_limit, summary)
+                                                    args.memory_limit, summary, args.repeats)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     doc["load_end"] = list(os.getloadavg())
@@ -246,48 +254,59 @@ def main(argv=None):
     return doc
 
 
-def measure_block(source, stage, ages, configs, client, workdir, memory_limit, summary):
-    """Every config of ``configs`` on one stage of one block of ages; their records, checked alike."""
+def measure_block(source, stage, ages, configs, client, workdir, memory_limit, summary, repeats=1):
+    """Every config of ``configs`` on one stage of one block of ages, ``repeats`` times interleaved
+    (module docstring); their records, checked alike."""
     records, checked = [], None
-    for config in configs:
-        load_before = os.getloadavg()[0]
-        rec, run = measure(source, stage, ages, config, client, workdir, memory_limit)
-        rec["load_1min"] = [load_before, os.getloadavg()[0]]
-        rec["per_age"] = (check_forward(source, run, ages, summary) if stage == "forward"
-                          else check_backward(run, ages))
-        if checked is not None and rec["per_age"] != checked:
-            raise RuntimeError(f"scaling: {stage} ages {ages[0]}-{ages[-1]} {config} produced other layers "
-                               f"than {configs[0]}: {rec['per_age']} against {checked}")
-        checked = rec["per_age"]
-        unit = "states" if stage == "forward" else "afterstates"
-        rec["count"], rec["unit"] = sum(r[unit] for r in rec["per_age"]), unit
-        rec["largest_layer"] = max(r[unit] for r in rec["per_age"])
-        rec["per_wall_s"] = rec["count"] / rec["wall_s"]
-        rec["per_cpu_s"] = rec["count"] / rec["cpu_s"]
-        rec["per_computed_s"] = rec["count"] / rec["computed_s"] if rec["computed_s"] else None
-        rec["cores_busy"] = rec["cpu_s"] / rec["wall_s"]
-        records.append(rec)
-        shutil.rmtree(run.directory.parent)
-        print(f"scaling: {stage} ages {ages[0]}-{ages[-1]} {config} {rec['wall_s']:.1f} s wall, "
-              f"{rec['cpu_s']:.1f} CPU s", file=sys.stderr)
-    one = next((r for r in records if r["config"] == "threads_1"), None)
+    for repeat in range(repeats):
+        for config in configs if repeat % 2 == 0 else configs[::-1]:
+            records.append(measure_checked(source, stage, ages, config, client, workdir, memory_limit,
+                                           summary, checked))
+            records[-1]["repeat"] = repeat
+            checked = records[-1]["per_age"]
+    one = [r["wall_s"] for r in records if r["config"] == "threads_1"]
     base = one_core_seconds(records)
     for r in records:
-        if one is not None:
-            r["speedup"] = one["wall_s"] / r["wall_s"]
-            r["speedup_computed"] = one["computed_s"] / r["computed_s"]
+        if one:
+            r["speedup"] = float(np.median(one)) / r["wall_s"]
+            r["speedup_computed"] = float(np.median([f["computed_s"] for f in records
+                                                     if f["config"] == "threads_1"])) / r["computed_s"]
         if base is not None:
             r["speedup_cores"] = base / r["wall_s"]
     return records
 
 
+def measure_checked(source, stage, ages, config, client, workdir, memory_limit, summary, checked):
+    """One config's record of one stage and block; raises if its layers differ from ``checked``
+    (the per-age checksums of an earlier config, or None)."""
+    load_before = os.getloadavg()[0]
+    rec, run = measure(source, stage, ages, config, client, workdir, memory_limit)
+    rec["load_1min"] = [load_before, os.getloadavg()[0]]
+    rec["per_age"] = (check_forward(source, run, ages, summary) if stage == "forward"
+                      else check_backward(run, ages))
+    if checked is not None and rec["per_age"] != checked:
+        raise RuntimeError(f"scaling: {stage} ages {ages[0]}-{ages[-1]} {config} produced other layers "
+                           f"than the configs before it: {rec['per_age']} against {checked}")
+    unit = "states" if stage == "forward" else "afterstates"
+    rec["count"], rec["unit"] = sum(r[unit] for r in rec["per_age"]), unit
+    rec["largest_layer"] = max(r[unit] for r in rec["per_age"])
+    rec["per_wall_s"] = rec["count"] / rec["wall_s"]
+    rec["per_cpu_s"] = rec["count"] / rec["cpu_s"]
+    rec["per_computed_s"] = rec["count"] / rec["computed_s"] if rec["computed_s"] else None
+    rec["cores_busy"] = rec["cpu_s"] / rec["wall_s"]
+    shutil.rmtree(run.directory.parent)
+    print(f"scaling: {stage} ages {ages[0]}-{ages[-1]} {config} {rec['wall_s']:.1f} s wall, "
+          f"{rec['cpu_s']:.1f} CPU s", file=sys.stderr)
+    return rec
+
+
 def one_core_seconds(records):
-    """One core's time for a block, from the records of one stage and block of ages: the last
-    core_1 record's wall, else the last threads_1 record's CPU seconds (its I/O thread's work on the
-    second core included; module docstring), else None."""
+    """One core's time for a block, from the records of one stage and block of ages: the median
+    wall of its core_1 records, else the median CPU seconds of its threads_1 records (their I/O
+    thread's work on the second core included; module docstring), else None."""
     cores = [r["wall_s"] for r in records if r["config"] == "core_1"]
     ones = [r["cpu_s"] for r in records if r["config"] == "threads_1"]
-    return cores[-1] if cores else ones[-1] if ones else None
+    return float(np.median(cores)) if cores else float(np.median(ones)) if ones else None
 
 
 def append_record(path, doc, argv):
@@ -301,7 +320,8 @@ def append_record(path, doc, argv):
                        if "speedup" in r else f" (ages alone {r['computed_s']:.1f} s)")
             if "speedup_cores" in r:
                 speedup += f", x{r['speedup_cores']:.2f} over one core"
-            cells.append(f"{r['stage']} {r['config']}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} CPU s, "
+            run_number = f" #{r['repeat'] + 1}" if doc.get("repeats", 1) > 1 else ""
+            cells.append(f"{r['stage']} {r['config']}{run_number}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} CPU s, "
                          f"{r['per_wall_s']:.3g} {r['unit']}/s wall, {r['per_cpu_s']:.3g}/CPU s, largest layer "
                          f"{r['largest_layer']:,}, load {r['load_1min'][0]:.2f}-{r['load_1min'][1]:.2f}{speedup}")
         rows.append(f"| {doc['date']}: {doc['board']} scaling, ages {ages[0]}-{ages[-1]} of {doc['source']} (commit "

@@ -239,6 +239,35 @@ def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
     assert not list(tmp_path.glob("scaling-*"))  # the temporary runs are removed
 
 
+@pytest.mark.slow
+def test_scaling_repeats_interleave_the_configs(tmp_path):
+    # bench/scaling_4x3.py --repeats 2 on the backward of 2x3 ages 20-24: the configs in the order
+    # A B, then B A; every run the same layers; speed-ups over the median of threads_1's walls
+    from strongsolve.games.g2048.stages import pipeline
+    source = tmp_path / "source"
+    pipeline.solve(source, 2, 3, max_age=28, log=io.StringIO())
+    proc = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--ages", "20-24",
+                           "--stages", "backward", "--configs", "threads_1,threads_2", "--repeats", "2",
+                           "--workdir", str(tmp_path), "--record", str(tmp_path / "RECORD.md")],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(proc.stdout)
+    assert doc["repeats"] == 2
+    assert [(r["config"], r["repeat"]) for r in doc["records"]] == [
+        ("threads_1", 0), ("threads_2", 0), ("threads_2", 1), ("threads_1", 1)]
+    ones = [r["wall_s"] for r in doc["records"] if r["config"] == "threads_1"]
+    ones_cpu = [r["cpu_s"] for r in doc["records"] if r["config"] == "threads_1"]
+    for r in doc["records"]:
+        assert r["per_age"] == doc["records"][0]["per_age"]
+        assert r["speedup"] == pytest.approx((ones[0] + ones[1]) / 2 / r["wall_s"], rel=1e-12)
+        assert r["speedup_cores"] == pytest.approx((ones_cpu[0] + ones_cpu[1]) / 2 / r["wall_s"], rel=1e-12)
+    row = (tmp_path / "RECORD.md").read_text()
+    assert row.count("\n") == 1 and "backward threads_1 #1:" in row and "backward threads_1 #2:" in row
+    bad = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--repeats", "0"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "--repeats 0 is not allowed" in bad.stderr
+
+
 def _rates_record(stage, config, count, rate, ages=2):
     return {"stage": stage, "config": config, "count": count, "per_cpu_s": rate,
             "per_age": [{"age": 4 + 2 * i} for i in range(ages)]}
@@ -288,8 +317,9 @@ def test_projection_arithmetic_on_a_made_up_input(tmp_path):
     fwd = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)["stages"]["forward"]
     assert (fwd["speedup_2"], fwd["speedup_2_model"]) == (2.4, 2.0)                   # 30 / 12.5
     assert fwd["speedup"] == {"linear": 16.0, "per_doubling": 16.0, "amdahl": 16.0}
-    # several --scaling files pooled in order: a stage's speed-up is the last one's; none is refused
-    scaling["records"].append(timed("forward", "threads_2", 20.0))
+    # several records of a block (--repeats, or --scaling files pooled): the median wall, not the last
+    scaling["records"][1]["wall_s"] = 20.0
+    scaling["records"] += [timed("forward", "threads_2", 24.0), timed("forward", "threads_2", 16.0)]
     fwd = proj.project(rates, scaling, cores=16, layers=layers, afterstate_ratio=0.1)["stages"]["forward"]
     assert fwd["speedup_2"] == 1.5 and fwd["speedup"]["per_doubling"] == pytest.approx(16 * 0.75 ** 4)
     # a stage pinned to one core (core_1) is the baseline when the block has it

@@ -4,8 +4,9 @@ Inputs, all measured or published:
 
 - **rates by layer size**: the JSON of ``bench/scaling_4x3.py --configs threads_1`` over several
   blocks of ages; several runs' files pool their points (default:
-  ``bench/data/rates_by_size_4x3_2026-12-03_1f25938.json``, the current code on an idle host; the
-  runs of 2026-12-02, ``rates_by_size_4x3_run1.json`` and ``_run2.json``, are beside it). Each
+  ``bench/data/rates_by_size_4x3_2026-12-07_5e89501.json``, measured on the 2-vCPU AMD EPYC host of
+  the speed-ups below, in the same hour; the Xeon host's of 2026-12-03,
+  ``rates_by_size_4x3_2026-12-03_1f25938.json``, and the runs of 2026-12-02 are beside it). Each
   threads_1 record gives a point (mean layer size of its block, rate per CPU second of the stage
   process: states/s for the forward, afterstates/s for the backward). The CPU seconds include the
   stage process's start-up (about 2 s), its I/O threads and its system time.
@@ -21,13 +22,13 @@ Inputs, all measured or published:
   times the published ratio 739,648,886,170 / 1,152,817,492,752 (no per-age afterstate counts are
   published).
 - **the parallel speed-up**: the measured 2-core speed-up S2 of each stage over one core, from the
-  last threads_2 record of that stage in the ``--scaling`` files of ``bench/scaling_4x3.py``
-  (default ``bench/data/scaling_4x3_544-574_2026-12-07_a0fa03c_forward.json`` and ``_backward.json``:
-  one block of 16 ages, as a job of the 4x3 preset holds, on a 2-vCPU AMD EPYC host with a core_1
-  record; earlier runs, on other hosts and blocks of 2
-  ages too, are beside it). S2 = one core's time for the block / the threads_2 wall: one core's time
-  is the core_1 record's wall (the stage pinned to one CPU) when the file has one for those ages,
-  else the threads_1 record's CPU seconds. Not threads_1's wall: its I/O thread (decoding, coding,
+  threads_2 records of that stage's last block in the ``--scaling`` files of ``bench/scaling_4x3.py``
+  (default ``bench/data/scaling_4x3_544-574_2026-12-07_5e89501_forward.json`` and ``_backward.json``:
+  one block of 16 ages, as a job of the 4x3 preset holds, on a 2-vCPU AMD EPYC host, each config run
+  twice interleaved (``--repeats 2``) with a core_1 record; earlier runs, on other hosts and blocks of 2
+  ages too, are beside it). S2 = one core's time for the block / the threads_2 wall (medians when a
+  config was run more than once): one core's time is the core_1 wall (the stage pinned to one CPU)
+  when the files have one for those ages, else the threads_1 CPU seconds. Not threads_1's wall: its I/O thread (decoding, coding,
   checksums) runs on a second core beside the computing thread, so its wall is below the work it
   does (1.15 cores busy in the backward), and the core seconds below count that work; dividing them
   by a speed-up over threads_1's wall would count the I/O thread's work twice. S2 is carried to
@@ -58,8 +59,8 @@ from published_4x3 import PUBLISHED, published_states  # noqa: E402  (the per-ag
 from scaling_4x3 import one_core_seconds  # noqa: E402  (one core's time for a block)
 
 DATA = Path(__file__).with_name("data")
-RATES = [DATA / "rates_by_size_4x3_2026-12-03_1f25938.json"]
-SCALING = [DATA / f"scaling_4x3_544-574_2026-12-07_a0fa03c_{stage}.json" for stage in ("forward", "backward")]
+RATES = [DATA / "rates_by_size_4x3_2026-12-07_5e89501.json"]
+SCALING = [DATA / f"scaling_4x3_544-574_2026-12-07_5e89501_{stage}.json" for stage in ("forward", "backward")]
 SAMPLED = DATA / "kaneko_4x3_states_every_100_ages.txt"
 TOTAL_STATES = 1_152_817_492_752       # Kaneko & Yamashita 2025
 TOTAL_AFTERSTATES = 739_648_886_170    # Kaneko & Yamashita 2025

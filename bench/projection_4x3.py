@@ -5,7 +5,7 @@ Inputs, all measured or published:
 - **rates by layer size**: the JSON of ``bench/scaling_4x3.py --configs threads_1`` over several
   blocks of ages; several runs' files pool their points (default:
   ``bench/data/rates_by_size_4x3_2026-12-07_5e89501.json``, measured on the 2-vCPU AMD EPYC host of
-  the speed-ups below, in the same hour; the Xeon host's of 2026-12-03,
+  the speed-ups below, within the same two hours; the Xeon host's of 2026-12-03,
   ``rates_by_size_4x3_2026-12-03_1f25938.json``, and the runs of 2026-12-02 are beside it). Each
   threads_1 record gives a point (mean layer size of its block, rate per CPU second of the stage
   process: states/s for the forward, afterstates/s for the backward). The CPU seconds include the
@@ -28,9 +28,10 @@ Inputs, all measured or published:
   twice interleaved (``--repeats 2``) with a core_1 record; earlier runs, on other hosts and blocks of 2
   ages too, are beside it). S2 = one core's time for the block / the threads_2 wall (medians when a
   config was run more than once): one core's time is the core_1 wall (the stage pinned to one CPU)
-  when the files have one for those ages, else the threads_1 CPU seconds. Not threads_1's wall: its I/O thread (decoding, coding,
-  checksums) runs on a second core beside the computing thread, so its wall is below the work it
-  does (1.15 cores busy in the backward), and the core seconds below count that work; dividing them
+  when the files have one for those ages, else the threads_1 CPU seconds. Not threads_1's wall: its
+  I/O thread (decoding, coding, checksums) runs on a second core beside the computing thread, so its
+  wall is below the work it does (1.15 cores busy in the backward), and the core seconds below count
+  that work; dividing them
   by a speed-up over threads_1's wall would count the I/O thread's work twice. S2 is carried to
   ``--cores`` by two models, since linear scaling already fails at 2 cores (S2 < 2); a measured S2
   above 2 is taken as 2 (the forward's one-thread path of commit 825bcf0 sorted its unions another

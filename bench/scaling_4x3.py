@@ -264,13 +264,12 @@ def measure_block(source, stage, ages, configs, client, workdir, memory_limit, s
                                            summary, checked))
             records[-1]["repeat"] = repeat
             checked = records[-1]["per_age"]
-    one = [r["wall_s"] for r in records if r["config"] == "threads_1"]
+    ones = [r for r in records if r["config"] == "threads_1"]
     base = one_core_seconds(records)
     for r in records:
-        if one:
-            r["speedup"] = float(np.median(one)) / r["wall_s"]
-            r["speedup_computed"] = float(np.median([f["computed_s"] for f in records
-                                                     if f["config"] == "threads_1"])) / r["computed_s"]
+        if ones:
+            r["speedup"] = float(np.median([f["wall_s"] for f in ones])) / r["wall_s"]
+            r["speedup_computed"] = float(np.median([f["computed_s"] for f in ones])) / r["computed_s"]
         if base is not None:
             r["speedup_cores"] = base / r["wall_s"]
     return records

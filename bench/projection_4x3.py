@@ -4,9 +4,12 @@ Inputs, all measured or published:
 
 - **rates by layer size**: the JSON of ``bench/scaling_4x3.py --configs threads_1`` over several
   blocks of ages; several runs' files pool their points (default:
-  ``bench/data/rates_by_size_4x3_2026-12-07_5e89501.json``, measured on the 2-vCPU AMD EPYC host of
-  the speed-ups below, within the same two hours; the Xeon host's of 2026-12-03,
-  ``rates_by_size_4x3_2026-12-03_1f25938.json``, and the runs of 2026-12-02 are beside it). Each
+  ``bench/data/rates_by_size_4x3_16ages_2026-12-08_86636de.json``, blocks of 16 ages at ages 100 to
+  530, and the threads_1 records of the speed-up files below, ages 544-574, all measured on one
+  2-vCPU AMD EPYC host within three hours. Blocks of 16 ages, half a job of the 4x3 preset, charge
+  a block's start, its two input layers loaded and indexed, about as often as the full solve does;
+  blocks of 2 to 6 ages (``rates_by_size_4x3_2026-12-08_86636de.json``, same host, and the files of
+  earlier hosts beside it) charge it 8 to 16 times more often). Each
   threads_1 record gives a point (mean layer size of its block, rate per CPU second of the stage
   process: states/s for the forward, afterstates/s for the backward). The CPU seconds include the
   stage process's start-up (about 2 s), its I/O threads and its system time.
@@ -23,7 +26,7 @@ Inputs, all measured or published:
   published).
 - **the parallel speed-up**: the measured 2-core speed-up S2 of each stage over one core, from the
   threads_2 records of that stage's last block in the ``--scaling`` files of ``bench/scaling_4x3.py``
-  (default ``bench/data/scaling_4x3_544-574_2026-12-07_5e89501_forward.json`` and ``_backward.json``:
+  (default ``bench/data/scaling_4x3_544-574_2026-12-08_86636de_forward.json`` and ``_backward.json``:
   one block of 16 ages, as a job of the 4x3 preset holds, on a 2-vCPU AMD EPYC host, each config run
   twice interleaved (``--repeats 2``) with a core_1 record; earlier runs, on other hosts and blocks of 2
   ages too, are beside it). S2 = one core's time for the block / the threads_2 wall (medians when a
@@ -60,8 +63,8 @@ from published_4x3 import PUBLISHED, published_states  # noqa: E402  (the per-ag
 from scaling_4x3 import one_core_seconds  # noqa: E402  (one core's time for a block)
 
 DATA = Path(__file__).with_name("data")
-RATES = [DATA / "rates_by_size_4x3_2026-12-07_5e89501.json"]
-SCALING = [DATA / f"scaling_4x3_544-574_2026-12-07_5e89501_{stage}.json" for stage in ("forward", "backward")]
+SCALING = [DATA / f"scaling_4x3_544-574_2026-12-08_86636de_{stage}.json" for stage in ("forward", "backward")]
+RATES = [DATA / "rates_by_size_4x3_16ages_2026-12-08_86636de.json", *SCALING]
 SAMPLED = DATA / "kaneko_4x3_states_every_100_ages.txt"
 TOTAL_STATES = 1_152_817_492_752       # Kaneko & Yamashita 2025
 TOTAL_AFTERSTATES = 739_648_886_170    # Kaneko & Yamashita 2025

@@ -30,7 +30,10 @@ speed-up is threads_1's wall / the config's (``speedup``). ``speedup_cores`` is 
 core_1's wall / the config's when core_1 was measured, else threads_1's CPU seconds / the config's wall
 (the work one core would do). A projection that counts the work in CPU seconds of one thread, as
 bench/projection_4x3.py does, must divide by this one: threads_1 already keeps more than one core
-busy (its I/O thread), so its wall is below the work it does. Each stage subprocess pays its start-up (imports,
+busy (its I/O thread), so its wall is below the work it does. For the same reason a speed-up over
+threads_1 has a ceiling below 2: ``speedup_limit`` (configs of 2 cores) is what 2 cores would give
+over threads_1 if both were busy all the time doing one core's work, 2 x threads_1's wall / one
+core's time. Each stage subprocess pays its start-up (imports,
 loading the numba cache) in every configuration; ``computed_s``, ``per_computed_s`` and
 ``speedup_computed`` leave it out (the sum of the stage log's per-age seconds). Each record carries
 the 1-minute load average before and after it, and its block's largest layer (``largest_layer``:
@@ -272,7 +275,17 @@ def measure_block(source, stage, ages, configs, client, workdir, memory_limit, s
             r["speedup_computed"] = float(np.median([f["computed_s"] for f in ones])) / r["computed_s"]
         if base is not None:
             r["speedup_cores"] = base / r["wall_s"]
+        if ones and base is not None and r["threads"] > 1:
+            r["speedup_limit"] = speedup_limit(r["threads"], ones, base)
     return records
+
+
+def speedup_limit(cores, ones, base):
+    """The largest speed-up over threads_1 that ``cores`` cores can give: all of them busy all the
+    time, doing no more work than one core does (``base``, :func:`one_core_seconds`), so a wall of
+    ``base / cores``, against the median wall of the threads_1 records ``ones``. threads_1's I/O
+    thread already runs on a second core, so this is below ``cores`` by that thread's share."""
+    return cores * float(np.median([r["wall_s"] for r in ones])) / base
 
 
 def measure_checked(source, stage, ages, config, client, workdir, memory_limit, summary, checked):
@@ -319,6 +332,8 @@ def append_record(path, doc, argv):
                        if "speedup" in r else f" (ages alone {r['computed_s']:.1f} s)")
             if "speedup_cores" in r:
                 speedup += f", x{r['speedup_cores']:.2f} over one core"
+            if "speedup_limit" in r:
+                speedup += f", at most x{r['speedup_limit']:.2f} over 1 thread with {r['threads']} cores fully busy"
             run_number = f" #{r['repeat'] + 1}" if doc.get("repeats", 1) > 1 else ""
             cells.append(f"{r['stage']} {r['config']}{run_number}: {r['wall_s']:.1f} s wall, {r['cpu_s']:.1f} CPU s, "
                          f"{r['per_wall_s']:.3g} {r['unit']}/s wall, {r['per_cpu_s']:.3g}/CPU s, largest layer "

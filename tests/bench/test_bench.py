@@ -234,6 +234,10 @@ def test_scaling_runs_every_config_on_the_same_layers(tmp_path):
                      for c in ("threads_1", "core_1"))
         assert r["speedup"] == one["wall_s"] / r["wall_s"]
         assert r["speedup_cores"] == core["wall_s"] / r["wall_s"]
+        if r["threads"] == 2:  # both cores busy doing one core's work: 2 x threads_1's wall / core_1's
+            assert r["speedup_limit"] == 2 * one["wall_s"] / core["wall_s"]
+        else:
+            assert "speedup_limit" not in r
         assert len(r["cpus"]) == (1 if r["config"] == "core_1" else len(os.sched_getaffinity(0)))
     assert (tmp_path / "RECORD.md").read_text().count("\n") == 1
     assert not list(tmp_path.glob("scaling-*"))  # the temporary runs are removed
@@ -261,8 +265,12 @@ def test_scaling_repeats_interleave_the_configs(tmp_path):
         assert r["per_age"] == doc["records"][0]["per_age"]
         assert r["speedup"] == pytest.approx((ones[0] + ones[1]) / 2 / r["wall_s"], rel=1e-12)
         assert r["speedup_cores"] == pytest.approx((ones_cpu[0] + ones_cpu[1]) / 2 / r["wall_s"], rel=1e-12)
+        if r["config"] == "threads_2":  # one core's time is threads_1's CPU seconds here (no core_1)
+            assert r["speedup_limit"] == pytest.approx(2 * (ones[0] + ones[1]) / (ones_cpu[0] + ones_cpu[1]),
+                                                       rel=1e-12)
     row = (tmp_path / "RECORD.md").read_text()
     assert row.count("\n") == 1 and "backward threads_1 #1:" in row and "backward threads_1 #2:" in row
+    assert row.count("over 1 thread with 2 cores fully busy") == 2  # the two threads_2 runs
     bad = subprocess.run([sys.executable, str(REPO / "bench" / "scaling_4x3.py"), str(source), "--repeats", "0"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "--repeats 0 is not allowed" in bad.stderr

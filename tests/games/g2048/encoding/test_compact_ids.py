@@ -54,6 +54,9 @@ def check_layer(ids, rows, cols, age, base_adjust, omit_cell, reference_sample=5
     assert np.all(codes[1:] > codes[:-1])
     assert int(codes[-1]) < universe(rows, cols, age, base_adjust, omit_cell)
     assert np.array_equal(decode_ids(codes, rows, cols, age, base_adjust, omit_cell), ids)
+    scratch = codes.copy()
+    assert decode_ids(scratch, rows, cols, age, base_adjust, omit_cell, in_place=True) is scratch
+    assert np.array_equal(scratch, ids)
     step = max(1, len(ids) // reference_sample)
     for b, c in zip(ids[::step], codes[::step]):
         assert int(c) == reference_code(int(b), rows * cols, age, base_adjust, omit_cell)
@@ -119,6 +122,19 @@ def test_universe_values():
             assert top < u
 
 
+def test_in_place_decoding_on_numba_threads():
+    # a layer above PARALLEL_MIN decodes on numba's threads, in place as in a new array
+    from strongsolve.games.g2048.encoding.compact_ids import PARALLEL_MIN
+    layers = random_layers(4, 3, 40_000, seed=43)
+    age, ids = next(iter(layers.items()))
+    ids = np.tile(ids, -(-PARALLEL_MIN // ids.size) + 1)
+    assert ids.size > PARALLEL_MIN
+    codes = encode_ids(ids, 4, 3, age, True, True)
+    assert np.array_equal(decode_ids(codes, 4, 3, age, True, True), ids)
+    assert np.array_equal(decode_ids(codes, 4, 3, age, True, True, in_place=True), ids)
+    assert np.array_equal(codes, ids)
+
+
 def test_errors_name_the_bad_value():
     ids = np.array([0x11, 0x12], np.uint64)  # ages 4 and 6
     with pytest.raises(ValueError, match=r"board ID 0x12 at position 1 has tiles summing to 6, not "
@@ -136,6 +152,14 @@ def test_errors_name_the_bad_value():
         decode_ids(np.array([1, 3], np.uint64), 2, 2, 4, False, True)
     with pytest.raises(ValueError, match=r"code 2 at position 0 does not decode to a board of age 10"):
         decode_ids(np.array([2], np.uint64), 2, 2, 10, False, True)
+    # in place: the bad code is still named (its place is not overwritten)
+    with pytest.raises(ValueError, match=r"code 3 at position 1 does not decode to a board of age 4"):
+        decode_ids(np.array([1, 3], np.uint64), 2, 2, 4, False, True, in_place=True)
+    with pytest.raises(ValueError, match=r"code 81 at position 1 is outside the universe 81"):
+        decode_ids(np.array([4, 81], np.uint64), 2, 2, 4, True, False, in_place=True)
+    with pytest.raises(ValueError, match=r"in_place=True\) needs a contiguous uint64 array of codes, got "
+                                         r"uint64\[2\]; pass in_place=False"):
+        decode_ids(np.arange(4, dtype=np.uint64)[::2], 2, 2, 4, False, True, in_place=True)
     with pytest.raises(ValueError, match=r"ids must be a one-dimensional uint64 array"):
         encode_ids(np.array([1, 2]), 2, 2, 4)
     with pytest.raises(ValueError, match=r"age -2 is not allowed"):

@@ -91,7 +91,7 @@ class AfterstateLayer:
         stored = self.seq.decode_all()
         if not self.compact:
             return stored
-        return decode_ids(stored, self.rows, self.cols, self.age, True, True)
+        return decode_ids(stored, self.rows, self.cols, self.age, True, True, in_place=True)
 
     def index_of_increasing(self, ids):
         """Index of each board ID of ``ids`` (uint64[k], non-decreasing) in the layer, -1 when

@@ -173,14 +173,19 @@ _encode_parallel = njit_parallel(_encode_py)
 
 
 def _decode_py(codes, cells, age, base, omit, limit, out, status):
-    # limit: the universe, or 0 when it is 2**64 (every code is inside)
+    # limit: the universe, or 0 when it is 2**64 (every code is inside). ``out`` may be ``codes``
+    # (each place is read before it is written); a bad code's place is left as it was, so that the
+    # error can name the code
     for t in prange(codes.shape[0]):
-        b, ok = board_id(codes[t], cells, age, base, omit)
-        out[t] = b
-        if limit != _U0 and codes[t] >= limit:
+        code = codes[t]
+        b, ok = board_id(code, cells, age, base, omit)
+        if limit != _U0 and code >= limit:
             status[t] = _BAD_BITS
+        elif not ok:
+            status[t] = _BAD_AGE
         else:
-            status[t] = _OK if ok else _BAD_AGE
+            status[t] = _OK
+            out[t] = b
 
 
 _decode = njit(_decode_py)
@@ -238,28 +243,36 @@ def encode_ids(ids, rows, cols, age, base_adjust=False, omit_cell=False):
     return out
 
 
-def decode_ids(codes, rows, cols, age, base_adjust=False, omit_cell=False):
+def decode_ids(codes, rows, cols, age, base_adjust=False, omit_cell=False, in_place=False):
     """Rebuild the board IDs from the codes of :func:`encode_ids` (same parameters).
 
     Parameters
     ----------
     codes : uint64[k]
+    in_place : bool
+        Write the IDs over ``codes`` (a contiguous uint64 array the caller no longer needs) instead
+        of a new array: a 4x3 layer of 3.5e7 afterstates then needs 280 MB less while it is read.
 
     Returns
     -------
     uint64[k]
-        The board IDs.
+        The board IDs (``codes`` itself when ``in_place``).
 
     Raises
     ------
     ValueError
         If a code is outside :func:`universe`, or does not decode to a board of age ``age`` (with
         ``omit_cell``: the omitted tile would not be 0 or a power of two); the message names the
-        first such code and its position.
+        first such code and its position. With ``in_place``, also if ``codes`` is not a contiguous
+        uint64 array (it would be copied).
     """
     cells, age, base, omit = _params(rows, cols, age, base_adjust, omit_cell)
+    given = codes
     codes = _uint64_input(codes, "codes")
-    out = np.empty_like(codes)
+    if in_place and codes is not given:
+        raise ValueError("decode_ids(in_place=True) needs a contiguous uint64 array of codes, got "
+                         f"{np.asarray(given).dtype}{list(np.shape(given))}; pass in_place=False")
+    out = codes if in_place else np.empty_like(codes)
     status = np.empty(codes.shape[0], np.int8)
     limit = base ** (cells - omit)
     (_decode_parallel if codes.shape[0] >= PARALLEL_MIN else _decode)(
